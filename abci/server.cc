@@ -1,0 +1,276 @@
+#include "abci/server.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include "abci/connection.h"
+#include "abci/dispatcher.h"
+#include "abci/log.h"
+
+namespace kairos::abci {
+
+namespace {
+using tcp = asio::ip::tcp;
+using unix_proto = asio::local::stream_protocol;
+constexpr char kAddressForm[] = "tcp://HOST:PORT or unix:///PATH";
+}  // namespace
+
+bool ParseListenAddress(const std::string& text, ListenAddress* out, std::string* error) {
+  auto fail = [&](const std::string& why) {
+    *error = "bad listen address '" + text + "': " + why + " (expected " + kAddressForm + ")";
+    return false;
+  };
+  if (text.rfind("unix://", 0) == 0) {
+    out->kind = ListenAddress::Kind::kUnix;
+    out->path = text.substr(7);
+    if (out->path.empty()) return fail("empty socket path");
+    if (out->path.size() >= sizeof(sockaddr_un{}.sun_path)) return fail("socket path too long");
+    return true;
+  }
+  if (text.rfind("tcp://", 0) != 0) return fail("unknown scheme");
+  const std::string rest = text.substr(6);
+  const auto colon = rest.rfind(':');
+  if (colon == std::string::npos) return fail("missing port");
+  std::string host = rest.substr(0, colon);
+  const std::string port = rest.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host.empty()) return fail("missing host");
+  unsigned value = 0;
+  const auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (port.empty() || ec != std::errc() || ptr != port.data() + port.size() || value > 65535) {
+    return fail("port must be a number from 0 to 65535");
+  }
+  out->kind = ListenAddress::Kind::kTcp;
+  out->host = host;
+  out->port = static_cast<std::uint16_t>(value);
+  return true;
+}
+
+struct Server::Impl {
+  Impl(Application& app, ServerOptions opts)
+      : options(std::move(opts)),
+        io(static_cast<int>(std::max<std::size_t>(1, options.io_threads))),
+        app_executor(1),
+        dispatcher(app),
+        ctx{app_executor, dispatcher, options.max_frame_bytes, options.max_pending_requests},
+        signals(io),
+        drain_timer(io) {}
+
+  template <class Acceptor>
+  void Accept(Acceptor& acceptor);
+  void Register(std::shared_ptr<ConnectionHandle> conn);
+  void OnClosed(ConnectionHandle* conn);
+  void BeginStop();
+
+  ServerOptions options;
+  ListenAddress address;
+  asio::io_context io;
+  asio::io_context app_executor;
+  Dispatcher dispatcher;
+  ConnectionContext ctx;
+  std::optional<tcp::acceptor> tcp_acceptor;
+  std::optional<unix_proto::acceptor> unix_acceptor;
+  asio::signal_set signals;
+  asio::steady_timer drain_timer;
+
+  std::mutex mu;  // guards the fields below
+  std::unordered_map<ConnectionHandle*, std::shared_ptr<ConnectionHandle>> connections;
+  std::uint64_t next_id = 1;
+  bool stopping = false;
+};
+
+template <class Acceptor>
+void Server::Impl::Accept(Acceptor& acceptor) {
+  using Socket = typename Acceptor::protocol_type::socket;
+  acceptor.async_accept(asio::make_strand(io), [this, &acceptor](boost::system::error_code ec,
+                                                                 Socket socket) {
+    if (ec) {
+      if (ec == asio::error::operation_aborted) return;  // acceptor closed: stopping
+      Log()->warn("accept failed: {}", ec.message());
+    } else {
+      std::string peer = "unix socket";
+      if constexpr (std::is_same_v<Socket, tcp::socket>) {
+        boost::system::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
+        const auto ep = socket.remote_endpoint(ignored);
+        peer = ep.address().to_string() + ":" + std::to_string(ep.port());
+      }
+      std::uint64_t id;
+      {
+        std::lock_guard lock(mu);
+        if (stopping) return;
+        id = next_id++;
+      }
+      auto conn = std::make_shared<Connection<Socket>>(
+          std::move(socket), ctx, id, std::move(peer),
+          [this](ConnectionHandle* c) { OnClosed(c); });
+      Register(conn);
+      conn->Start();
+    }
+    Accept(acceptor);
+  });
+}
+
+void Server::Impl::Register(std::shared_ptr<ConnectionHandle> conn) {
+  std::lock_guard lock(mu);
+  connections.emplace(conn.get(), std::move(conn));
+}
+
+void Server::Impl::OnClosed(ConnectionHandle* conn) {
+  std::shared_ptr<ConnectionHandle> keep;  // released outside the lock
+  std::lock_guard lock(mu);
+  auto it = connections.find(conn);
+  if (it == connections.end()) return;
+  keep = std::move(it->second);
+  connections.erase(it);
+  if (stopping && connections.empty()) {
+    asio::post(io, [this] { drain_timer.cancel(); });
+  }
+}
+
+void Server::Impl::BeginStop() {
+  std::vector<std::shared_ptr<ConnectionHandle>> open;
+  {
+    std::lock_guard lock(mu);
+    if (stopping) return;
+    stopping = true;
+    for (auto& [ptr, conn] : connections) open.push_back(conn);
+  }
+  Log()->info("shutting down: no new connections, answering {} open connection(s)",
+              open.size());
+  boost::system::error_code ec;
+  if (tcp_acceptor) tcp_acceptor->close(ec);
+  if (unix_acceptor) {
+    unix_acceptor->close(ec);
+    ::unlink(address.path.c_str());
+  }
+  signals.cancel(ec);
+  for (auto& conn : open) conn->Drain();
+  if (open.empty()) return;
+  drain_timer.expires_after(options.drain_timeout);
+  drain_timer.async_wait([this](boost::system::error_code wait_ec) {
+    if (wait_ec) return;  // cancelled: every connection finished in time
+    std::lock_guard lock(mu);
+    for (auto& [ptr, conn] : connections) {
+      conn->Abort("drain timeout of " + std::to_string(options.drain_timeout.count()) +
+                  " ms reached during shutdown");
+    }
+  });
+}
+
+Server::Server(Application& app, ServerOptions options)
+    : impl_(std::make_unique<Impl>(app, std::move(options))) {}
+
+Server::~Server() = default;
+
+bool Server::Listen(std::string* error) {
+  Impl& s = *impl_;
+  if (!ParseListenAddress(s.options.address, &s.address, error)) return false;
+  boost::system::error_code ec;
+  if (s.address.kind == ListenAddress::Kind::kTcp) {
+    tcp::resolver resolver(s.io);
+    auto results = resolver.resolve(s.address.host, std::to_string(s.address.port),
+                                    tcp::resolver::passive, ec);
+    if (ec || results.empty()) {
+      *error = "cannot resolve host '" + s.address.host + "': " + ec.message();
+      return false;
+    }
+    const tcp::endpoint ep = results.begin()->endpoint();
+    tcp::acceptor acceptor(s.io);
+    acceptor.open(ep.protocol(), ec);
+    if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor.bind(ep, ec);
+    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      *error = "cannot listen on " + s.options.address + ": " + ec.message();
+      return false;
+    }
+    s.tcp_acceptor.emplace(std::move(acceptor));
+  } else {
+    struct stat st {};
+    if (::lstat(s.address.path.c_str(), &st) == 0) {
+      if (!S_ISSOCK(st.st_mode)) {
+        *error = "cannot listen on " + s.options.address + ": " + s.address.path +
+                 " exists and is not a socket";
+        return false;
+      }
+      ::unlink(s.address.path.c_str());  // a stale socket from an earlier run
+    }
+    unix_proto::acceptor acceptor(s.io);
+    const unix_proto::endpoint ep(s.address.path);
+    acceptor.open(ep.protocol(), ec);
+    if (!ec) acceptor.bind(ep, ec);
+    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      *error = "cannot listen on " + s.options.address + ": " + ec.message();
+      return false;
+    }
+    s.unix_acceptor.emplace(std::move(acceptor));
+  }
+  Log()->info("ABCI server listening on {}", local_address());
+  return true;
+}
+
+std::string Server::local_address() const {
+  const Impl& s = *impl_;
+  if (s.tcp_acceptor) {
+    boost::system::error_code ec;
+    const auto ep = s.tcp_acceptor->local_endpoint(ec);
+    if (!ec) {
+      const std::string host = ep.address().is_v6() ? "[" + ep.address().to_string() + "]"
+                                                    : ep.address().to_string();
+      return "tcp://" + host + ":" + std::to_string(ep.port());
+    }
+  }
+  return s.options.address;
+}
+
+void Server::Run() {
+  Impl& s = *impl_;
+  if (s.options.handle_signals) {
+    s.signals.add(SIGINT);
+    s.signals.add(SIGTERM);
+    s.signals.async_wait([&s](boost::system::error_code ec, int sig) {
+      if (ec) return;
+      Log()->info("received {}", sig == SIGINT ? "SIGINT" : "SIGTERM");
+      s.BeginStop();
+    });
+  }
+  if (s.tcp_acceptor) s.Accept(*s.tcp_acceptor);
+  if (s.unix_acceptor) s.Accept(*s.unix_acceptor);
+
+  auto app_work = asio::make_work_guard(s.app_executor);
+  std::thread app_thread([&s] { s.app_executor.run(); });
+  std::vector<std::thread> io_threads;
+  for (std::size_t i = 1; i < s.options.io_threads; ++i) {
+    io_threads.emplace_back([&s] { s.io.run(); });
+  }
+  s.io.run();  // returns once the acceptors, connections and timers are all done
+  for (auto& t : io_threads) t.join();
+  app_work.reset();
+  app_thread.join();
+  Log()->info("ABCI server stopped");
+}
+
+void Server::Stop() {
+  asio::post(impl_->io, [s = impl_.get()] { s->BeginStop(); });
+}
+
+}  // namespace kairos::abci

@@ -1,0 +1,68 @@
+// The ABCI socket server: a listener on tcp://HOST:PORT or unix:///PATH, one Connection per
+// accepted socket, I/O threads for the sockets and one application executor thread that runs
+// every Application call.
+//
+// Thread-safety: Listen() and Run() are called from one thread (main); Stop() may be called
+// from any thread, including a signal handler's completion. See abci/README.md.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "abci/application.h"
+
+namespace kairos::abci {
+
+struct ServerOptions {
+  std::string address = "tcp://127.0.0.1:26658";
+  std::size_t max_frame_bytes = 256u << 20;  // 256 MiB
+  std::size_t max_pending_requests = 4096;   // per connection, before reading pauses
+  std::size_t io_threads = 1;
+  std::chrono::milliseconds drain_timeout{5000};  // on shutdown, then connections are cut
+  bool handle_signals = true;                     // SIGINT/SIGTERM -> graceful Stop()
+};
+
+// A parsed listen address.
+struct ListenAddress {
+  enum class Kind { kTcp, kUnix } kind;
+  std::string host;  // kTcp
+  std::uint16_t port = 0;
+  std::string path;  // kUnix
+};
+
+// Parses "tcp://HOST:PORT" (HOST may be a name, an IPv4 address or [IPv6]) or
+// "unix:///absolute/or/relative/path". On failure returns false and sets `*error` to a message
+// that names the expected form.
+bool ParseListenAddress(const std::string& text, ListenAddress* out, std::string* error);
+
+class Server {
+ public:
+  // REQUIRES: `app` outlives the server.
+  Server(Application& app, ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and listens. On failure returns false with a reason in `*error`.
+  bool Listen(std::string* error);
+
+  // The bound address, with the real port when the configured one was 0.
+  std::string local_address() const;
+
+  // Serves until Stop() (or a signal) and the drain complete. Blocks.
+  // REQUIRES: Listen() succeeded.
+  void Run();
+
+  // Stops accepting, lets every connection answer what it has read, then closes them
+  // (or cuts them after drain_timeout). Thread-safe and idempotent.
+  void Stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kairos::abci

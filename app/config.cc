@@ -1,0 +1,215 @@
+#include "app/config.h"
+
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "abci/server.h"
+
+namespace kairos::app {
+
+namespace {
+
+// One accepted key: how to read it into a Config, and its expected form for messages.
+struct KeySpec {
+  const char* form;
+  std::function<bool(const toml::node&, Config*)> read;
+};
+
+std::function<bool(const toml::node&, Config*)> ReadString(std::string Config::*field) {
+  return [field](const toml::node& n, Config* c) {
+    if (!n.is_string()) return false;
+    c->*field = *n.value<std::string>();
+    return true;
+  };
+}
+
+std::function<bool(const toml::node&, Config*)> ReadSize(std::size_t Config::*field,
+                                                         std::int64_t min, std::int64_t max) {
+  return [=](const toml::node& n, Config* c) {
+    if (!n.is_integer()) return false;
+    const std::int64_t v = *n.value<std::int64_t>();
+    if (v < min || v > max) return false;
+    c->*field = static_cast<std::size_t>(v);
+    return true;
+  };
+}
+
+const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
+  static const auto* schema = new std::map<std::string, std::map<std::string, KeySpec>>{
+      {"abci",
+       {
+           {"address", {"a string, tcp://HOST:PORT or unix:///PATH",
+                        ReadString(&Config::abci_address)}},
+           {"max_frame_bytes", {"an integer from 1024 to 2147483647",
+                                ReadSize(&Config::max_frame_bytes, 1024, 2147483647)}},
+           {"max_pending_requests", {"an integer from 1 to 1048576",
+                                     ReadSize(&Config::max_pending_requests, 1, 1 << 20)}},
+           {"io_threads", {"an integer from 1 to 64", ReadSize(&Config::io_threads, 1, 64)}},
+       }},
+      {"log",
+       {
+           {"level", {"one of \"trace\", \"debug\", \"info\", \"warn\", \"error\", \"critical\", "
+                      "\"off\"",
+                      ReadString(&Config::log_level)}},
+           {"format", {"one of \"plain\", \"json\"", ReadString(&Config::log_format)}},
+       }},
+      {"db",
+       {
+           {"dir", {"a string, a directory path (relative to the home directory)",
+                    ReadString(&Config::db_dir)}},
+       }},
+  };
+  return *schema;
+}
+
+std::string Known(const std::map<std::string, KeySpec>& keys) {
+  std::string out;
+  for (const auto& [name, spec] : keys) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+// The offending value, for error messages: the value itself when it is a scalar.
+std::string Describe(const toml::node& n) {
+  std::ostringstream os;
+  if (auto s = n.value_exact<std::string>()) {
+    os << '"' << *s << '"';
+  } else if (auto i = n.value_exact<std::int64_t>()) {
+    os << *i;
+  } else if (auto f = n.value_exact<double>()) {
+    os << *f << " (a float)";
+  } else if (auto b = n.value_exact<bool>()) {
+    os << (*b ? "true" : "false") << " (a boolean)";
+  } else {
+    os << "a value of type " << n.type();
+  }
+  return os.str();
+}
+
+}  // namespace
+
+Result<Config> ParseConfig(const std::string& toml_text, const std::string& origin) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, origin);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream os;
+    os << origin << ":" << e.source().begin.line << ":" << e.source().begin.column
+       << ": not valid TOML: " << e.description();
+    return Status::InvalidArgument(os.str());
+  }
+  Config config;
+  const auto& schema = Schema();
+  for (const auto& [section_key, section_node] : root) {
+    const std::string section(section_key.str());
+    const auto it = schema.find(section);
+    if (it == schema.end()) {
+      std::string known;
+      for (const auto& [name, keys] : schema) known += (known.empty() ? "[" : ", [") + name + "]";
+      return Status::InvalidArgument(origin + ": unknown key '" + section +
+                                     "' (known sections: " + known + ")");
+    }
+    const toml::table* table = section_node.as_table();
+    if (table == nullptr) {
+      return Status::InvalidArgument(origin + ": '" + section + "' must be a table, [" +
+                                     section + "]");
+    }
+    for (const auto& [key_node, value] : *table) {
+      const std::string key(key_node.str());
+      const auto spec = it->second.find(key);
+      if (spec == it->second.end()) {
+        return Status::InvalidArgument(origin + ": unknown key '" + section + "." + key +
+                                       "' (known keys in [" + section +
+                                       "]: " + Known(it->second) + ")");
+      }
+      if (!spec->second.read(value, &config)) {
+        return Status::InvalidArgument(origin + ": " + section + "." + key + " must be " +
+                                       spec->second.form + ", got " + Describe(value));
+      }
+    }
+  }
+  if (Status s = ValidateConfig(config); !s.ok()) {
+    return Status::InvalidArgument(origin + ": " + s.message());
+  }
+  return config;
+}
+
+Result<Config> LoadConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot open (run `kairosd init` first?)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseConfig(text.str(), path);
+}
+
+Status ValidateConfig(const Config& c) {
+  abci::ListenAddress address;
+  std::string error;
+  if (!abci::ParseListenAddress(c.abci_address, &address, &error)) {
+    return Status::InvalidArgument("abci.address: " + error);
+  }
+  static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+  bool level_ok = false;
+  for (const char* l : kLevels) level_ok = level_ok || c.log_level == l;
+  if (!level_ok) {
+    return Status::InvalidArgument("log.level must be " +
+                                   std::string(Schema().at("log").at("level").form) +
+                                   ", got \"" + c.log_level + "\"");
+  }
+  if (c.log_format != "plain" && c.log_format != "json") {
+    return Status::InvalidArgument("log.format must be " +
+                                   std::string(Schema().at("log").at("format").form) +
+                                   ", got \"" + c.log_format + "\"");
+  }
+  if (c.db_dir.empty()) return Status::InvalidArgument("db.dir must not be empty");
+  return Status::OK();
+}
+
+std::string DefaultConfigToml() {
+  const Config d;
+  std::ostringstream os;
+  os << "# kairosd configuration. Every key is optional; the values shown are the defaults.\n"
+        "# An unknown key or a bad value stops kairosd with a message naming it.\n"
+        "\n"
+        "[abci]\n"
+        "# Where kairosd listens for CometBFT's four ABCI connections:\n"
+        "# tcp://HOST:PORT or unix:///PATH. CometBFT's proxy_app must point here.\n"
+        "address = \""
+     << d.abci_address
+     << "\"\n"
+        "# Largest ABCI frame accepted, in bytes. A longer length prefix closes that connection.\n"
+        "# Must exceed the largest block (CometBFT caps blocks at 100 MB) plus the genesis.\n"
+        "max_frame_bytes = "
+     << d.max_frame_bytes
+     << "\n"
+        "# Requests read ahead on one connection before reading pauses (backpressure).\n"
+        "max_pending_requests = "
+     << d.max_pending_requests
+     << "\n"
+        "# Threads serving the sockets. The application always runs on one executor thread.\n"
+        "io_threads = "
+     << d.io_threads
+     << "\n"
+        "\n"
+        "[log]\n"
+        "# trace | debug | info | warn | error | critical | off. Each request is logged at trace.\n"
+        "level = \""
+     << d.log_level
+     << "\"\n"
+        "# plain | json (one JSON object per line).\n"
+        "format = \""
+     << d.log_format
+     << "\"\n"
+        "\n"
+        "[db]\n"
+        "# The LevelDB directory holding committed state, relative to the home directory.\n"
+        "dir = \""
+     << d.db_dir << "\"\n";
+  return os.str();
+}
+
+}  // namespace kairos::app

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Installs what Kairos needs to build and test, and nothing that is already there.
+#   - Debian packages (compiler, CMake, Boost, protobuf, LevelDB, spdlog, Catch2, ...)
+#   - the pinned CometBFT tools, built with `go install` into .tools/ (ignored by git)
+# Idempotent: a second run prints "nothing to do". Prints each thing it installs.
+#
+# Usage: scripts/setup.sh [--with-app-mempool]   (the latter also installs CometBFT v0.40.0)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOOLS="$ROOT/.tools"
+COMETBFT_VERSION=v0.38.25
+COMETBFT_APP_MEMPOOL_VERSION=v0.40.0
+GO_MIN_MINOR=22  # cometbft v0.38.25 needs go >= 1.22
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config git curl ca-certificates python3
+  libboost-dev protobuf-compiler libprotobuf-dev libleveldb-dev libsnappy-dev
+  libspdlog-dev libfmt-dev catch2 libsecp256k1-dev libssl-dev libtomlplusplus-dev
+  libcli11-dev prometheus-cpp-dev clang libclang-rt-14-dev
+)
+
+did_something=0
+say() { printf 'setup: %s\n' "$*"; }
+
+# --- Debian packages ---------------------------------------------------------------------
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  say "installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  did_something=1
+fi
+
+# --- Go toolchain ------------------------------------------------------------------------
+if ! command -v go >/dev/null 2>&1; then
+  say "error: Go (>= 1.$GO_MIN_MINOR) is needed to build CometBFT; install it and re-run" >&2
+  exit 1
+fi
+go_minor=$(go env GOVERSION | sed -E 's/^go1\.([0-9]+).*/\1/')
+if [ "${go_minor:-0}" -lt "$GO_MIN_MINOR" ]; then
+  say "error: $(go env GOVERSION) is too old; CometBFT $COMETBFT_VERSION needs go >= 1.$GO_MIN_MINOR" >&2
+  exit 1
+fi
+
+# --- CometBFT tools, pinned --------------------------------------------------------------
+# Never @latest: it resolves to the frozen v1.0.1, whose wire differs.
+install_tool() {  # <dir> <package path> <version> <binary>
+  local dir=$1 pkg=$2 version=$3 bin=$4
+  local stamp="$dir/.$bin.version"
+  if [ -x "$dir/$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$version" ]; then return; fi
+  say "installing $bin $version into ${dir#"$ROOT"/} (go install)"
+  mkdir -p "$dir"
+  GOBIN="$dir" GOFLAGS=-mod=mod go install "$pkg@$version"
+  echo "$version" >"$stamp"
+  did_something=1
+}
+install_tool "$TOOLS/bin" github.com/cometbft/cometbft/cmd/cometbft "$COMETBFT_VERSION" cometbft
+install_tool "$TOOLS/bin" github.com/cometbft/cometbft/abci/cmd/abci-cli "$COMETBFT_VERSION" abci-cli
+if [ "${1:-}" = "--with-app-mempool" ]; then
+  install_tool "$TOOLS/cometbft-$COMETBFT_APP_MEMPOOL_VERSION" \
+    github.com/cometbft/cometbft/cmd/cometbft "$COMETBFT_APP_MEMPOOL_VERSION" cometbft
+fi
+
+if [ "$did_something" -eq 0 ]; then
+  say "nothing to do: every package and tool is present"
+fi
