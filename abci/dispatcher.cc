@@ -101,6 +101,10 @@ pb::Response Dispatcher::Handle(const pb::Request& req) {
     Log()->critical("{} failed: {}; answering with an Exception (CometBFT will stop)",
                     MethodName(method), e.what());
     return MakeException(std::string(MethodName(method)) + " failed: " + e.what());
+  } catch (...) {
+    Log()->critical("{} failed with a non-standard exception; answering with an Exception",
+                    MethodName(method));
+    return MakeException(std::string(MethodName(method)) + " failed: unknown exception");
   }
   return res;
 }

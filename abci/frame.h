@@ -2,8 +2,9 @@
 // protobuf Request (node -> app) or Response (app -> node).
 //
 // FrameDecoder is an incremental parser over a growing byte buffer: the connection appends
-// whatever a read returned, then takes complete frames out one by one. It never reads past
-// the cap, so a peer cannot make us allocate more than `max_frame_bytes` plus one read.
+// whatever a read returned, then takes complete frames out one by one. A length above the cap
+// is refused before any of the frame is buffered, and the buffer grows by doubling only as
+// bytes arrive, so one connection holds at most about twice the cap.
 // Not thread-safe: one decoder belongs to one connection.
 #pragma once
 

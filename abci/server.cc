@@ -44,12 +44,19 @@ bool ParseListenAddress(const std::string& text, ListenAddress* out, std::string
   }
   if (text.rfind("tcp://", 0) != 0) return fail("unknown scheme");
   const std::string rest = text.substr(6);
-  const auto colon = rest.rfind(':');
-  if (colon == std::string::npos) return fail("missing port");
-  std::string host = rest.substr(0, colon);
-  const std::string port = rest.substr(colon + 1);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
+  std::string host, port;
+  if (!rest.empty() && rest.front() == '[') {  // [IPv6]:PORT
+    const auto close = rest.find(']');
+    if (close == std::string::npos) return fail("unclosed '[' in the host");
+    host = rest.substr(1, close - 1);
+    if (close + 1 >= rest.size() || rest[close + 1] != ':') return fail("missing port");
+    port = rest.substr(close + 2);
+  } else {
+    const auto colon = rest.rfind(':');
+    if (colon == std::string::npos) return fail("missing port");
+    host = rest.substr(0, colon);
+    port = rest.substr(colon + 1);
+    if (host.find(':') != std::string::npos) return fail("an IPv6 host must be in brackets");
   }
   if (host.empty()) return fail("missing host");
   unsigned value = 0;
@@ -70,8 +77,10 @@ struct Server::Impl {
         app_executor(1),
         dispatcher(app),
         ctx{app_executor, dispatcher, options.max_frame_bytes, options.max_pending_requests},
+        control(asio::make_strand(io)),
         signals(io),
-        drain_timer(io) {}
+        drain_timer(control),
+        accept_retry(control) {}
 
   template <class Acceptor>
   void Accept(Acceptor& acceptor);
@@ -87,8 +96,11 @@ struct Server::Impl {
   ConnectionContext ctx;
   std::optional<tcp::acceptor> tcp_acceptor;
   std::optional<unix_proto::acceptor> unix_acceptor;
+  // Shutdown and accept retries run on this strand, whichever I/O thread serves them.
+  asio::strand<asio::io_context::executor_type> control;
   asio::signal_set signals;
   asio::steady_timer drain_timer;
+  asio::steady_timer accept_retry;
 
   std::mutex mu;  // guards the fields below
   std::unordered_map<ConnectionHandle*, std::shared_ptr<ConnectionHandle>> connections;
@@ -103,7 +115,13 @@ void Server::Impl::Accept(Acceptor& acceptor) {
                                                                  Socket socket) {
     if (ec) {
       if (ec == asio::error::operation_aborted) return;  // acceptor closed: stopping
-      Log()->warn("accept failed: {}", ec.message());
+      // E.g. out of file descriptors: back off instead of spinning on the error.
+      Log()->warn("accept failed: {}; retrying in 100 ms", ec.message());
+      accept_retry.expires_after(std::chrono::milliseconds(100));
+      accept_retry.async_wait([this, &acceptor](boost::system::error_code wait_ec) {
+        if (!wait_ec && acceptor.is_open()) Accept(acceptor);
+      });
+      return;
     } else {
       std::string peer = "unix socket";
       if constexpr (std::is_same_v<Socket, tcp::socket>) {
@@ -141,7 +159,7 @@ void Server::Impl::OnClosed(ConnectionHandle* conn) {
   keep = std::move(it->second);
   connections.erase(it);
   if (stopping && connections.empty()) {
-    asio::post(io, [this] { drain_timer.cancel(); });
+    asio::post(control, [this] { drain_timer.cancel(); });
   }
 }
 
@@ -162,6 +180,7 @@ void Server::Impl::BeginStop() {
     ::unlink(address.path.c_str());
   }
   signals.cancel(ec);
+  accept_retry.cancel();
   for (auto& conn : open) conn->Drain();
   if (open.empty()) return;
   drain_timer.expires_after(options.drain_timeout);
@@ -211,7 +230,15 @@ bool Server::Listen(std::string* error) {
                  " exists and is not a socket";
         return false;
       }
-      ::unlink(s.address.path.c_str());  // a stale socket from an earlier run
+      // A socket file: stale from an earlier run, unless something still answers on it.
+      unix_proto::socket probe(s.io);
+      probe.connect(unix_proto::endpoint(s.address.path), ec);
+      if (!ec) {
+        *error = "cannot listen on " + s.options.address +
+                 ": another process is listening on that socket";
+        return false;
+      }
+      ::unlink(s.address.path.c_str());
     }
     unix_proto::acceptor acceptor(s.io);
     const unix_proto::endpoint ep(s.address.path);
@@ -250,7 +277,7 @@ void Server::Run() {
     s.signals.async_wait([&s](boost::system::error_code ec, int sig) {
       if (ec) return;
       Log()->info("received {}", sig == SIGINT ? "SIGINT" : "SIGTERM");
-      s.BeginStop();
+      asio::post(s.control, [&s] { s.BeginStop(); });
     });
   }
   if (s.tcp_acceptor) s.Accept(*s.tcp_acceptor);
@@ -270,7 +297,7 @@ void Server::Run() {
 }
 
 void Server::Stop() {
-  asio::post(impl_->io, [s = impl_.get()] { s->BeginStop(); });
+  asio::post(impl_->control, [s = impl_.get()] { s->BeginStop(); });
 }
 
 }  // namespace kairos::abci

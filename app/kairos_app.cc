@@ -207,7 +207,12 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
   // Always computed from the committed state, so a block re-sent after a crash (or a second
   // FinalizeBlock before Commit) gives the same result.
   ChainState base = committed_;
-  if (committed_.height == 0 && next_) base = *next_;  // InitChain not yet committed
+  if (committed_.height == 0 && next_) {
+    // Nothing committed yet: the chain identity comes from InitChain (held in next_). Take only
+    // that; next_ may already hold an uncommitted first block, which must not become the base.
+    base.chain_id = next_->chain_id;
+    base.initial_height = next_->initial_height;
+  }
   const std::int64_t expected = base.height == 0 ? base.initial_height : base.height + 1;
   // abci-cli leaves height unset; a node always sets it.
   const std::int64_t height = req.height() == 0 ? expected : req.height();

@@ -1,0 +1,503 @@
+"""Shared helpers for the Kairos end-to-end tests (stdlib only).
+
+A `Node` is one kairosd and (optionally) one CometBFT v0.38 validator in a fresh temp directory,
+on free loopback ports picked at run time. Every process it starts is stopped when the `with`
+block ends, even on failure (and the kernel kills them if this Python process dies: PDEATHSIG).
+On failure the tails of every log are printed. KAIROS_E2E_KEEP=1 keeps the temp directory.
+
+Binaries come from the environment (set by ctest): KAIROSD, COMETBFT, ABCI_CLI. When unset they
+default to build/test/app/kairosd and .tools/bin/{cometbft,abci-cli} in this repository.
+
+Tests are plain functions passed to `main()`, which runs them, prints a summary and exits non-zero
+if any failed.
+"""
+
+import base64
+import ctypes
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import urllib.error
+import urllib.parse
+import urllib.request
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+KAIROSD = os.environ.get("KAIROSD") or os.path.join(REPO, "build", "test", "app", "kairosd")
+COMETBFT = os.environ.get("COMETBFT") or os.path.join(REPO, ".tools", "bin", "cometbft")
+ABCI_CLI = os.environ.get("ABCI_CLI") or os.path.join(REPO, ".tools", "bin", "abci-cli")
+KEEP = os.environ.get("KAIROS_E2E_KEEP") == "1"
+
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+import cometbft_config  # noqa: E402  (scripts/cometbft_config.py: edits config.toml in place)
+
+# Sanitizer reports in kairosd's output fail the test even if everything else passed.
+SANITIZER_PATTERNS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                      "WARNING: ThreadSanitizer")
+
+# Short consensus timeouts: a block every ~0.3 s on one validator.
+CONSENSUS_TIMEOUTS = {
+    "timeout_propose": "500ms",
+    "timeout_propose_delta": "100ms",
+    "timeout_prevote": "100ms",
+    "timeout_prevote_delta": "100ms",
+    "timeout_precommit": "100ms",
+    "timeout_precommit_delta": "100ms",
+    "timeout_commit": "200ms",
+}
+
+
+class E2EError(AssertionError):
+    """A failed expectation; the message says what was observed."""
+
+
+class RpcError(Exception):
+    """CometBFT answered with a JSON-RPC error."""
+
+    def __init__(self, method, error):
+        super().__init__(f"{method}: RPC error {json.dumps(error)}")
+        self.error = error
+
+
+def log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def check(cond, msg):
+    if not cond:
+        raise E2EError(msg)
+
+
+def poll(fn, timeout, what, interval=0.2, alive=None):
+    """Calls fn() until it returns a truthy value (returned) or `timeout` seconds pass.
+
+    `alive`, if given, is called each round and may raise to stop early (a dead process)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value:
+            return value
+        if alive is not None:
+            alive()
+        if time.monotonic() >= deadline:
+            raise E2EError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(interval)
+
+
+def free_ports(n):
+    """n distinct free TCP ports on 127.0.0.1 (all sockets held open until every port is picked)."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def _die_with_parent():
+    """preexec_fn: the child gets SIGKILL when this Python process dies (Linux prctl)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except Exception:  # not Linux: teardown still stops the process
+        pass
+
+
+def run(argv, timeout=60, expect_rc=0):
+    """Runs a short command; returns its combined stdout+stderr. Raises unless rc == expect_rc."""
+    p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=timeout, text=True, errors="replace")
+    if expect_rc is not None and p.returncode != expect_rc:
+        raise E2EError(f"{' '.join(argv)} exited {p.returncode} (expected {expect_rc}):\n"
+                       f"{p.stdout}")
+    return p.stdout
+
+
+def configure_cometbft(path, values):
+    """Sets keys ("section.name": raw value, as scripts/cometbft_config.py takes them) in a CometBFT
+    config.toml. A key missing from the file fails loudly instead of being ignored."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        text = cometbft_config.set_keys(text, values)
+    except KeyError as e:
+        raise E2EError(f"{path}: {e.args[0]}") from None
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def b64_to_hex(b64):
+    return base64.b64decode(b64 or "").hex().upper()
+
+
+class Proc:
+    """A long-running child process whose stdout and stderr go to one log file."""
+
+    def __init__(self, name, argv, log_path):
+        self.name = name
+        self.argv = argv
+        self.log_path = log_path
+        self._log = open(log_path, "ab")
+        self.popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self._log,
+                                      stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        self.pid = self.popen.pid
+        log(f"started {name} (pid {self.pid}), log {log_path}")
+
+    def alive(self):
+        return self.popen.poll() is None
+
+    @property
+    def returncode(self):
+        return self.popen.poll()
+
+    def wait_exit(self, timeout):
+        """The exit code, or None if still running after `timeout` seconds."""
+        try:
+            return self.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill9(self):
+        if self.alive():
+            os.kill(self.pid, signal.SIGKILL)
+        rc = self.popen.wait()
+        self._log.close()
+        log(f"killed {self.name} with SIGKILL (rc {rc})")
+        return rc
+
+    def terminate(self, timeout=15):
+        """SIGTERM, wait up to `timeout` s, then SIGKILL. Returns (exit code, SIGKILL needed)."""
+        forced = False
+        if self.alive():
+            os.kill(self.pid, signal.SIGTERM)
+            if self.wait_exit(timeout) is None:
+                log(f"{self.name} ignored SIGTERM for {timeout}s: SIGKILL")
+                os.kill(self.pid, signal.SIGKILL)
+                forced = True
+        rc = self.popen.wait()
+        self._log.close()
+        return rc, forced
+
+    def text(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def tail(self, n=60):
+        return "\n".join(self.text().splitlines()[-n:])
+
+    def ensure_alive(self):
+        if not self.alive():
+            raise E2EError(f"{self.name} exited unexpectedly with code {self.returncode}; "
+                           f"log tail:\n{self.tail(30)}")
+
+
+class Node:
+    """One kairosd plus (with_cometbft) one CometBFT validator, in a fresh temp directory."""
+
+    def __init__(self, name, with_cometbft=True, kairos_log_level="debug"):
+        self.name = name
+        self.with_cometbft = with_cometbft
+        self.kairos_log_level = kairos_log_level
+        self.dir = tempfile.mkdtemp(prefix=f"kairos-e2e-{name}-")
+        self.kairos_home = os.path.join(self.dir, "kairos")
+        self.cmt_home = os.path.join(self.dir, "cometbft")
+        self.abci_port, self.rpc_port, self.p2p_port = free_ports(3)
+        self.abci_address = f"tcp://127.0.0.1:{self.abci_port}"
+        self.kairosd = None
+        self.cometbft = None
+        self.procs = []  # every process ever started, in order
+
+    # ---- setup and teardown
+
+    def __enter__(self):
+        log(f"node {self.name}: dir {self.dir}, abci {self.abci_port}, rpc {self.rpc_port}, "
+            f"p2p {self.p2p_port}")
+        for tool in (KAIROSD, COMETBFT) if self.with_cometbft else (KAIROSD,):
+            check(os.access(tool, os.X_OK), f"{tool} is not an executable (run scripts/setup.sh "
+                                            f"and scripts/build.sh test, or set the env vars)")
+        run([KAIROSD, "init", "--home", self.kairos_home])
+        if self.with_cometbft:
+            run([COMETBFT, "init", "--home", self.cmt_home])
+            self._configure_cometbft()
+        return self
+
+    def _configure_cometbft(self):
+        values = {
+            "proxy_app": self.abci_address,
+            "abci": "socket",
+            "moniker": f"kairos-e2e-{self.name}",
+            "rpc.laddr": f"tcp://127.0.0.1:{self.rpc_port}",
+            "rpc.grpc_laddr": "",
+            "rpc.pprof_laddr": "",
+            "p2p.laddr": f"tcp://127.0.0.1:{self.p2p_port}",
+            "p2p.external_address": "",
+            "p2p.seeds": "",
+            "p2p.persistent_peers": "",
+            "p2p.addr_book_strict": "false",
+            "p2p.allow_duplicate_ip": "true",
+            "p2p.pex": "false",
+            "instrumentation.prometheus": "false",
+        }
+        values.update({f"consensus.{k}": v for k, v in CONSENSUS_TIMEOUTS.items()})
+        configure_cometbft(os.path.join(self.cmt_home, "config", "config.toml"), values)
+
+    def __exit__(self, exc_type, exc, tb):
+        failed = exc_type is not None
+        if failed:
+            log(f"node {self.name} failed: {exc_type.__name__}: {exc}")
+            self.dump_logs()
+        try:
+            self.stop_all()
+            if not failed:
+                self.check_no_sanitizer_reports()
+        finally:
+            if KEEP:
+                log(f"node {self.name}: kept {self.dir}")
+            else:
+                if failed:
+                    log(f"node {self.name}: removing {self.dir} (KAIROS_E2E_KEEP=1 keeps it)")
+                shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+    def stop_all(self):
+        """Stops whatever still runs: CometBFT first (so kairosd sees no more requests)."""
+        for proc in sorted(self.procs, key=lambda p: not p.name.startswith("cometbft")):
+            if proc.alive():
+                rc, forced = proc.terminate()
+                how = " after SIGKILL" if forced else ""
+                log(f"stopped {proc.name} (pid {proc.pid}): rc {rc}{how}")
+
+    def dump_logs(self, lines=60):
+        for proc in self.procs:
+            print(f"----- {proc.name} pid {proc.pid} ({proc.log_path}), last {lines} lines -----")
+            print(proc.tail(lines))
+        print("----- end of logs -----", flush=True)
+
+    def check_no_sanitizer_reports(self):
+        for proc in self.procs:
+            if proc.name.startswith("kairosd"):
+                text = proc.text()
+                for pat in SANITIZER_PATTERNS:
+                    check(pat not in text, f"{proc.log_path} has a sanitizer report ({pat!r}):\n"
+                                           f"{proc.tail(80)}")
+
+    # ---- processes
+
+    def _spawn(self, prog, argv):
+        """Starts prog; its log is <dir>/<prog>.<n>.log, n counting the starts of prog."""
+        n = sum(1 for p in self.procs if p.name.startswith(prog + ".")) + 1
+        proc = Proc(f"{prog}.{n}", argv, os.path.join(self.dir, f"{prog}.{n}.log"))
+        self.procs.append(proc)
+        return proc
+
+    def proc(self, name):
+        """A process by its log name, e.g. "kairosd.2" (the second kairosd started)."""
+        found = [p for p in self.procs if p.name == name]
+        check(found, f"no process {name} was started")
+        return found[0]
+
+    def start_kairosd(self, timeout=30):
+        check(self.kairosd is None or not self.kairosd.alive(), "kairosd is running already")
+        self.kairosd = self._spawn("kairosd", [KAIROSD, "start", "--home", self.kairos_home,
+                                               "--abci-address", self.abci_address,
+                                               "--log-level", self.kairos_log_level])
+        listening = f"ABCI server listening on {self.abci_address}"
+        poll(lambda: listening in self.kairosd.text(), timeout, f"kairosd: '{listening}'",
+             alive=self.kairosd.ensure_alive)
+        return self.kairosd
+
+    def start_cometbft(self):
+        check(self.with_cometbft, "this node has no CometBFT")
+        check(self.cometbft is None or not self.cometbft.alive(), "cometbft is running already")
+        self.cometbft = self._spawn("cometbft", [COMETBFT, "start", "--home", self.cmt_home])
+        return self.cometbft
+
+    def start(self):
+        self.start_kairosd()
+        self.start_cometbft()
+
+    def ensure_alive(self):
+        for proc in (self.kairosd, self.cometbft):
+            if proc is not None:
+                proc.ensure_alive()
+
+    def stop_kairosd_cleanly(self, timeout=15):
+        """SIGTERM to kairosd: it must exit 0 by itself and log that it stopped cleanly."""
+        proc = self.kairosd
+        t0 = time.monotonic()
+        rc, forced = proc.terminate(timeout)
+        took = time.monotonic() - t0
+        check(not forced, f"kairosd did not exit within {timeout}s of SIGTERM")
+        check(rc == 0, f"kairosd exited {rc} after SIGTERM (expected 0):\n{proc.tail(30)}")
+        check("stopped cleanly" in proc.text(),
+              f"kairosd log has no 'stopped cleanly' after SIGTERM:\n{proc.tail(30)}")
+        log(f"kairosd stopped cleanly on SIGTERM in {took:.2f}s (rc 0)")
+        return took
+
+    # ---- CometBFT RPC
+
+    def rpc(self, method, timeout=20, **params):
+        """GET /<method>?k=v... ; returns the JSON-RPC `result`. Values are sent as given (quote
+        strings yourself: path='"/app/height"'); connection failures are retried until `timeout`."""
+        query = "&".join(f"{k}={urllib.parse.quote(str(v), safe='')}" for k, v in params.items())
+        url = f"http://127.0.0.1:{self.rpc_port}/{method}" + (f"?{query}" if query else "")
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=timeout) as resp:
+                    body = json.load(resp)
+                break
+            except urllib.error.HTTPError as e:  # CometBFT sends RPC errors with HTTP 500
+                body = json.loads(e.read() or b"{}")
+                break
+            except (urllib.error.URLError, ConnectionError, socket.timeout) as e:
+                if self.cometbft is not None:
+                    self.cometbft.ensure_alive()
+                if time.monotonic() >= deadline:
+                    raise E2EError(f"RPC {url}: no answer within {timeout}s: {e}")
+                time.sleep(0.2)
+        if body.get("error"):
+            raise RpcError(method, body["error"])
+        return body["result"]
+
+    def rpc_eventually(self, method, timeout=10, **params):
+        """rpc() retried while CometBFT answers with an RPC error (e.g. a tx not indexed yet)."""
+        last = []
+
+        def attempt():
+            try:
+                return self.rpc(method, **params)
+            except RpcError as e:
+                last[:] = [e]
+                return None
+
+        try:
+            return poll(attempt, timeout, f"RPC {method} {params}", alive=self.ensure_alive)
+        except E2EError as e:
+            raise E2EError(f"{e}; last answer: {last[0] if last else None}") from None
+
+    def height(self):
+        return int(self.rpc("status")["sync_info"]["latest_block_height"])
+
+    def wait_for_height(self, h, timeout=60):
+        """Polls /status until the latest block height is >= h (h >= 1); returns that height."""
+        def reached():
+            now = self.height()
+            return now if now >= h else None
+
+        t0 = time.monotonic()
+        got = poll(reached, timeout, f"block height {h} on {self.name}", interval=0.1,
+                   alive=self.ensure_alive)
+        log(f"height {got} (wanted {h}) after {time.monotonic() - t0:.1f}s")
+        return got
+
+    def abci_info(self):
+        return self.rpc("abci_info")["response"]
+
+    def abci_query(self, path, data=b""):
+        return self.rpc("abci_query", path=json.dumps(path), data="0x" + data.hex())["response"]
+
+    def block(self, h):
+        return self.rpc("block", height=h)["block"]
+
+    def broadcast_tx_commit(self, tx):
+        return self.rpc("broadcast_tx_commit", timeout=30, tx="0x" + tx.hex())
+
+    def check_app_hash(self):
+        """Info's last_block_app_hash must equal the app_hash in the header of the next block.
+
+        Returns Info's last_block_height."""
+        info = self.abci_info()
+        h = int(info.get("last_block_height", "0"))
+        app_hash = b64_to_hex(info.get("last_block_app_hash"))
+        self.wait_for_height(h + 1)
+        header_hash = self.block(h + 1)["header"]["app_hash"]
+        check(header_hash == app_hash,
+              f"abci_info at height {h} has app hash {app_hash}, but block {h + 1}'s header has "
+              f"{header_hash}")
+        log(f"app hash at height {h} = header app hash of block {h + 1} = {app_hash}")
+        return h
+
+    def chain_id(self):
+        return self.rpc("status")["node_info"]["network"]
+
+
+def committed_state_line(text):
+    """kairosd's 'loaded committed state' log line as (chain id, height, app hash), or None."""
+    m = re.search(r"loaded committed state: chain (\S*) height (\d+) app hash ([0-9A-F]*)", text)
+    return (m.group(1), int(m.group(2)), m.group(3)) if m else None
+
+
+def committed_hashes(text):
+    """{height: app hash} from kairosd's 'committed block N: ..., app hash H' log lines."""
+    return {int(h): a for h, a in
+            re.findall(r"committed block (\d+): \d+ txs, app hash ([0-9A-F]*)", text)}
+
+
+def last_committed_height(text):
+    """The height in kairosd's last 'committed block N' log line."""
+    heights = committed_hashes(text)
+    check(heights, "kairosd never logged a committed block")
+    return max(heights)
+
+
+def restart_and_check_resume(node, old_height, app_height_at_least=None):
+    """Starts kairosd (which must load the committed state) then CometBFT, and checks the chain
+    goes past `old_height` with Info's app hash matching the next header. Returns the state line.
+
+    By default kairosd must reload at least old_height - 1: CometBFT's block store can be one
+    block ahead of the app's last Commit, never more."""
+    kairosd = node.start_kairosd()
+    loaded = committed_state_line(kairosd.text())
+    check(loaded is not None, f"kairosd did not log 'loaded committed state' on restart:\n"
+                              f"{kairosd.tail(20)}")
+    chain, app_height, _ = loaded
+    log(f"kairosd reloaded chain {chain} at height {app_height}")
+    if app_height_at_least is None:
+        app_height_at_least = old_height - 1
+    check(app_height >= app_height_at_least,
+          f"kairosd reloaded height {app_height}, expected >= {app_height_at_least} (the chain "
+          f"was at {old_height})")
+    node.start_cometbft()
+    node.wait_for_height(old_height + 3)
+    check(node.chain_id() == chain, f"kairosd's chain id {chain} != CometBFT's {node.chain_id()}")
+    h = node.check_app_hash()
+    check(h > old_height, f"Info height {h} did not go past {old_height}")
+    return loaded
+
+
+def main(*tests):
+    """Runs each test function, prints a summary, exits 1 if any failed."""
+    # ctest's timeout or Ctrl-C: unwind through the `with Node` blocks so processes get stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    results = []
+    t_all = time.monotonic()
+    for test in tests:
+        log(f"=== {test.__name__}")
+        t0 = time.monotonic()
+        try:
+            test()
+            ok = True
+        except Exception:
+            traceback.print_exc()
+            ok = False
+        results.append((test.__name__, ok, time.monotonic() - t0))
+        log(f"=== {test.__name__}: {'PASS' if ok else 'FAIL'} ({results[-1][2]:.1f}s)")
+    print("\nsummary:")
+    for name, ok, secs in results:
+        print(f"  {'PASS' if ok else 'FAIL'}  {name}  {secs:.1f}s")
+    failed = sum(1 for _, ok, _ in results if not ok)
+    print(f"{len(results) - failed}/{len(results)} passed in {time.monotonic() - t_all:.1f}s",
+          flush=True)
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,227 @@
+// Unit tests for app/config: parsing config.toml, its error messages, and the default file.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "app/config.h"
+#include "temp_dir.h"
+
+using kairos::app::Config;
+using kairos::app::DefaultConfigToml;
+using kairos::app::LoadConfig;
+using kairos::app::ParseConfig;
+using kairos::app::ValidateConfig;
+
+namespace {
+
+constexpr char kOrigin[] = "node/config.toml";
+
+void CheckSame(const Config& got, const Config& want) {
+  CHECK(got.abci_address == want.abci_address);
+  CHECK(got.max_frame_bytes == want.max_frame_bytes);
+  CHECK(got.max_pending_requests == want.max_pending_requests);
+  CHECK(got.io_threads == want.io_threads);
+  CHECK(got.log_level == want.log_level);
+  CHECK(got.log_format == want.log_format);
+  CHECK(got.db_dir == want.db_dir);
+}
+
+Config MustParse(const std::string& toml) {
+  auto r = ParseConfig(toml, kOrigin);
+  INFO(r.status().message());
+  REQUIRE(r.ok());
+  return *r;
+}
+
+// The error message of a text that must not parse. Every message starts with the origin.
+std::string ErrorOf(const std::string& toml) {
+  auto r = ParseConfig(toml, kOrigin);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == kairos::Status::Code::kInvalidArgument);
+  CHECK_THAT(r.status().message(), Catch::StartsWith(std::string(kOrigin) + ":"));
+  return r.status().message();
+}
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const char kAbciKeys[] = "address, io_threads, max_frame_bytes, max_pending_requests";
+const char kIntForm[] = "must be an integer from 1024 to 2147483647";
+
+}  // namespace
+
+TEST_CASE("an empty config gives the defaults", "[config]") {
+  const Config defaults;
+  CHECK(defaults.abci_address == "tcp://127.0.0.1:26658");
+  CHECK(defaults.max_frame_bytes == 256u << 20);
+  CHECK(defaults.max_pending_requests == 4096);
+  CHECK(defaults.io_threads == 1);
+  CHECK(defaults.log_level == "info");
+  CHECK(defaults.log_format == "plain");
+  CHECK(defaults.db_dir == "data");
+  CheckSame(MustParse(""), defaults);
+  CheckSame(MustParse("# only a comment\n\n[abci]\n[log]\n[db]\n"), defaults);
+  CHECK(ValidateConfig(defaults).ok());
+}
+
+TEST_CASE("every key is parsed", "[config]") {
+  const Config c = MustParse(
+      "[abci]\n"
+      "address = \"unix:///run/kairos.sock\"\n"
+      "max_frame_bytes = 2147483647\n"
+      "max_pending_requests = 1048576\n"
+      "io_threads = 64\n"
+      "[log]\n"
+      "level = \"trace\"\n"
+      "format = \"json\"\n"
+      "[db]\n"
+      "dir = \"/var/lib/kairos\"\n");
+  CHECK(c.abci_address == "unix:///run/kairos.sock");
+  CHECK(c.max_frame_bytes == 2147483647u);
+  CHECK(c.max_pending_requests == 1048576u);
+  CHECK(c.io_threads == 64u);
+  CHECK(c.log_level == "trace");
+  CHECK(c.log_format == "json");
+  CHECK(c.db_dir == "/var/lib/kairos");
+}
+
+TEST_CASE("the lower bounds of the integer keys are accepted", "[config]") {
+  const Config c = MustParse(
+      "abci.max_frame_bytes = 1024\n"
+      "abci.max_pending_requests = 1\n"
+      "abci.io_threads = 1\n");
+  CHECK(c.max_frame_bytes == 1024u);
+  CHECK(c.max_pending_requests == 1u);
+}
+
+TEST_CASE("every log level and format is accepted", "[config]") {
+  for (const char* level : {"trace", "debug", "info", "warn", "error", "critical", "off"}) {
+    CHECK(MustParse(std::string("[log]\nlevel = \"") + level + "\"\n").log_level == level);
+  }
+  CHECK(MustParse("[log]\nformat = \"plain\"\n").log_format == "plain");
+}
+
+TEST_CASE("an unknown key is an error naming it and the known keys", "[config]") {
+  const std::string e = ErrorOf("[abci]\nadress = \"tcp://127.0.0.1:1\"\n");
+  CHECK_THAT(e, Catch::Contains("unknown key 'abci.adress'"));
+  CHECK_THAT(e, Catch::Contains(kAbciKeys));
+  CHECK_THAT(ErrorOf("[log]\nlvl = \"info\"\n"),
+             Catch::Contains("'log.lvl'") && Catch::Contains("format, level"));
+  CHECK_THAT(ErrorOf("[db]\npath = \"x\"\n"),
+             Catch::Contains("'db.path'") && Catch::Contains("dir"));
+}
+
+TEST_CASE("an unknown section is an error naming it and the known sections", "[config]") {
+  const std::string known = "[abci], [db], [log]";
+  CHECK_THAT(ErrorOf("[abcd]\naddress = \"x\"\n"),
+             Catch::Contains("unknown key 'abcd'") && Catch::Contains(known));
+  CHECK_THAT(ErrorOf("address = \"tcp://127.0.0.1:1\"\n"),
+             Catch::Contains("unknown key 'address'") && Catch::Contains(known));
+  CHECK_THAT(ErrorOf("abci = 5\n"), Catch::Contains("'abci' must be a table"));
+}
+
+TEST_CASE("a value of the wrong type or out of range names the key and the form", "[config]") {
+  const std::string pre = std::string("abci.max_frame_bytes ") + kIntForm + ", got ";
+  CHECK_THAT(ErrorOf("[abci]\nmax_frame_bytes = \"big\"\n"), Catch::EndsWith(pre + "\"big\""));
+  CHECK_THAT(ErrorOf("[abci]\nmax_frame_bytes = 10\n"), Catch::EndsWith(pre + "10"));
+  CHECK_THAT(ErrorOf("[abci]\nmax_frame_bytes = 1023\n"), Catch::EndsWith(pre + "1023"));
+  CHECK_THAT(ErrorOf("[abci]\nmax_frame_bytes = 2147483648\n"),
+             Catch::EndsWith(pre + "2147483648"));
+  CHECK_THAT(ErrorOf("[abci]\nmax_frame_bytes = -1\n"), Catch::EndsWith(pre + "-1"));
+  CHECK_THAT(ErrorOf("[abci]\nmax_frame_bytes = 1.5\n"), Catch::EndsWith(pre + "1.5 (a float)"));
+  CHECK_THAT(ErrorOf("[abci]\nmax_pending_requests = 0\n"),
+             Catch::Contains("abci.max_pending_requests must be an integer from 1 to 1048576"));
+  CHECK_THAT(ErrorOf("[abci]\nio_threads = 65\n"),
+             Catch::Contains("abci.io_threads must be an integer from 1 to 64, got 65"));
+  CHECK_THAT(ErrorOf("[abci]\nio_threads = true\n"), Catch::EndsWith("got true (a boolean)"));
+  CHECK_THAT(ErrorOf("[abci]\naddress = 26658\n"),
+             Catch::Contains("abci.address must be a string, tcp://HOST:PORT or unix:///PATH"));
+  CHECK_THAT(ErrorOf("[log]\nlevel = 3\n"),
+             Catch::Contains("log.level must be one of \"trace\"") && Catch::EndsWith("got 3"));
+  CHECK_THAT(ErrorOf("[db]\ndir = [\"a\"]\n"), Catch::Contains("db.dir must be a string"));
+}
+
+TEST_CASE("a bad listen address names the key and the expected form", "[config]") {
+  for (const char* bad : {"http://x:1", "tcp://host", "tcp://host:99999", "unix://", "x"}) {
+    INFO(bad);
+    CHECK_THAT(ErrorOf(std::string("[abci]\naddress = \"") + bad + "\"\n"),
+               Catch::Contains("abci.address") && Catch::Contains(bad) &&
+                   Catch::Contains("tcp://HOST:PORT or unix:///PATH"));
+  }
+}
+
+TEST_CASE("a bad log level or format names the key, the choices and the value", "[config]") {
+  CHECK_THAT(ErrorOf("[log]\nlevel = \"verbose\"\n"), Catch::Contains("log.level must be one of") &&
+                                                          Catch::Contains("\"critical\"") &&
+                                                          Catch::EndsWith("got \"verbose\""));
+  CHECK_THAT(ErrorOf("[log]\nlevel = \"INFO\"\n"), Catch::EndsWith("got \"INFO\""));
+  CHECK_THAT(ErrorOf("[log]\nformat = \"xml\"\n"),
+             Catch::Contains("log.format must be one of \"plain\", \"json\", got \"xml\""));
+  CHECK_THAT(ErrorOf("[db]\ndir = \"\"\n"), Catch::Contains("db.dir must not be empty"));
+}
+
+TEST_CASE("invalid TOML is reported with line and column", "[config]") {
+  CHECK_THAT(ErrorOf("[abci]\naddress = \n"),
+             Catch::Matches("node/config\\.toml:2:[0-9]+: not valid TOML: .+"));
+  CHECK_THAT(ErrorOf("# ok\n\n[abci\n"),
+             Catch::Matches("node/config\\.toml:3:[0-9]+: not valid TOML: .+"));
+  CHECK_THAT(ErrorOf("[abci]\nio_threads = 1\nio_threads = 2\n"),
+             Catch::Matches("node/config\\.toml:3:[0-9]+: not valid TOML: .+"));
+}
+
+TEST_CASE("ValidateConfig checks values that flags may set", "[config]") {
+  Config c;
+  c.abci_address = "tcp://127.0.0.1";
+  CHECK_THAT(ValidateConfig(c).message(),
+             Catch::Contains("abci.address") && Catch::Contains("tcp://HOST:PORT or unix:///PATH"));
+  c = Config{};
+  c.log_format = "JSON";
+  CHECK_THAT(ValidateConfig(c).message(), Catch::Contains("log.format"));
+  c = Config{};
+  c.log_level = "";
+  CHECK_THAT(ValidateConfig(c).message(), Catch::Contains("log.level"));
+}
+
+TEST_CASE("LoadConfig reads a file and names a missing one", "[config]") {
+  kairos::test::TempDir dir;
+  const std::string path = dir / "config.toml";
+  auto missing = LoadConfig(path);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().IsNotFound());
+  CHECK_THAT(missing.status().message(), Catch::Contains(path) && Catch::Contains("kairosd init"));
+
+  std::ofstream(path) << "[log]\nlevel = \"debug\"\n";
+  auto loaded = LoadConfig(path);
+  REQUIRE(loaded.ok());
+  CHECK(loaded->log_level == "debug");
+
+  std::ofstream(path) << "[log]\nlevel = \"loud\"\n";
+  auto bad = LoadConfig(path);
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.status().message(), Catch::StartsWith(path + ": log.level"));
+}
+
+TEST_CASE("the default config text mentions every key and parses to the defaults", "[config]") {
+  const std::string text = DefaultConfigToml();
+  for (const char* line :
+       {"[abci]\n", "\naddress = ", "\nmax_frame_bytes = ", "\nmax_pending_requests = ",
+        "\nio_threads = ", "[log]\n", "\nlevel = ", "\nformat = ", "[db]\n", "\ndir = "}) {
+    CHECK_THAT(text, Catch::Contains(line));
+  }
+  CheckSame(MustParse(text), Config{});
+}
+
+TEST_CASE("config.toml.example is exactly what kairosd init writes", "[config]") {
+  const auto root = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  const std::string example = ReadFile(root / "config.toml.example");
+  CHECK(example == DefaultConfigToml());
+  CheckSame(MustParse(example), Config{});
+}
