@@ -69,6 +69,23 @@ if [ "${1:-}" = "--with-app-mempool" ]; then
     github.com/cometbft/cometbft/cmd/cometbft "$COMETBFT_APP_MEMPOOL_VERSION" cometbft
 fi
 
+# --- Test tools written in Go -------------------------------------------------------------
+# ics23-verify: the ICS-23 reference verifier (github.com/cosmos/ics23/go), used by the tests to
+# check our proofs with code we did not write. Rebuilt when its source changes.
+build_go_program() {  # <binary> <source dir>
+  local bin=$1 src=$2
+  local stamp="$TOOLS/bin/.$bin.version"
+  local digest
+  digest=$(cat "$src"/go.mod "$src"/go.sum "$src"/*.go | sha256sum | cut -c1-16)
+  if [ -x "$TOOLS/bin/$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$digest" ]; then return; fi
+  say "building $bin from ${src#"$ROOT"/} (go build)"
+  mkdir -p "$TOOLS/bin"
+  (cd "$src" && go build -o "$TOOLS/bin/$bin" .)
+  echo "$digest" >"$stamp"
+  did_something=1
+}
+build_go_program ics23-verify "$ROOT/test/ics23/verify"
+
 if [ "$did_something" -eq 0 ]; then
   say "nothing to do: every package and tool is present"
 fi

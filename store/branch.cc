@@ -1,0 +1,133 @@
+#include "store/branch.h"
+
+namespace kairos::store {
+
+namespace {
+
+// Merges the branch's writes (which win, and may be deletes) with the parent's iterator.
+class MergedIterator final : public KvIterator {
+ public:
+  MergedIterator(ChangeSet::const_iterator it, ChangeSet::const_iterator end,
+                 std::unique_ptr<KvIterator> parent)
+      : it_(it), end_(end), parent_(std::move(parent)) {
+    Settle();
+  }
+
+  bool Valid() const override { return current_ != Source::kNone; }
+  std::string_view key() const override {
+    return current_ == Source::kOwn ? std::string_view(it_->first) : parent_->key();
+  }
+  std::string_view value() const override {
+    return current_ == Source::kOwn ? std::string_view(*it_->second) : parent_->value();
+  }
+  void Next() override {
+    if (current_ == Source::kOwn) {
+      ++it_;
+    } else {
+      parent_->Next();
+    }
+    Settle();
+  }
+  Status status() const override { return parent_->status(); }
+
+ private:
+  enum class Source { kNone, kOwn, kParent };
+
+  // Positions on the smallest visible key: own entries shadow the parent's equal key, and own
+  // deletes hide it.
+  void Settle() {
+    for (;;) {
+      const bool own = it_ != end_;
+      const bool parent = parent_->Valid();
+      if (!own && !parent) {
+        current_ = Source::kNone;
+        return;
+      }
+      if (own && parent && parent_->key() == std::string_view(it_->first)) {
+        parent_->Next();  // shadowed
+        continue;
+      }
+      if (own && (!parent || std::string_view(it_->first) < parent_->key())) {
+        if (!it_->second) {  // a delete: skip it
+          ++it_;
+          continue;
+        }
+        current_ = Source::kOwn;
+        return;
+      }
+      current_ = Source::kParent;
+      return;
+    }
+  }
+
+  ChangeSet::const_iterator it_, end_;
+  std::unique_ptr<KvIterator> parent_;
+  Source current_ = Source::kNone;
+};
+
+}  // namespace
+
+Status KvLimits::Check(std::string_view key, const std::string_view* value) const {
+  if (key.empty()) return Status::InvalidArgument("empty key");
+  if (key.size() > max_key_bytes) {
+    return Status::InvalidArgument("key of " + std::to_string(key.size()) +
+                                   " bytes exceeds the limit of " +
+                                   std::to_string(max_key_bytes) + " (store.max_key_bytes)");
+  }
+  if (value != nullptr) {
+    if (value->empty()) {
+      return Status::InvalidArgument("empty value (delete the key instead)");
+    }
+    if (value->size() > max_value_bytes) {
+      return Status::InvalidArgument("value of " + std::to_string(value->size()) +
+                                     " bytes exceeds the limit of " +
+                                     std::to_string(max_value_bytes) +
+                                     " (store.max_value_bytes)");
+    }
+  }
+  return Status::OK();
+}
+
+std::string PrefixEnd(std::string_view prefix) {
+  std::string end(prefix);
+  while (!end.empty()) {
+    if (static_cast<unsigned char>(end.back()) != 0xff) {
+      end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
+      return end;
+    }
+    end.pop_back();
+  }
+  return end;
+}
+
+Status Branch::Get(std::string_view key, std::string* value) const {
+  const auto it = writes_.find(key);
+  if (it == writes_.end()) return parent_->Get(key, value);
+  if (!it->second) return Status::NotFound("deleted in this branch");
+  *value = *it->second;
+  return Status::OK();
+}
+
+std::unique_ptr<KvIterator> Branch::Iterate(std::string_view start, std::string_view end) const {
+  auto first = writes_.lower_bound(start);
+  auto last = end.empty() ? writes_.end() : writes_.lower_bound(end);
+  return std::make_unique<MergedIterator>(first, last, parent_->Iterate(start, end));
+}
+
+Status Branch::Set(std::string_view key, std::string_view value) {
+  if (Status s = limits_.Check(key, &value); !s.ok()) return s;
+  writes_.insert_or_assign(std::string(key), std::string(value));
+  return Status::OK();
+}
+
+Status Branch::Delete(std::string_view key) {
+  if (Status s = limits_.Check(key, nullptr); !s.ok()) return s;
+  writes_.insert_or_assign(std::string(key), std::nullopt);
+  return Status::OK();
+}
+
+void Branch::Apply(const ChangeSet& changes) {
+  for (const auto& [key, value] : changes) writes_.insert_or_assign(key, value);
+}
+
+}  // namespace kairos::store

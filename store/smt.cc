@@ -1,0 +1,427 @@
+#include "store/smt.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kairos::store {
+
+namespace {
+
+// sha256(prefix || a || b): both node kinds hash 65 bytes.
+Hash HashNode(std::uint8_t prefix, const Hash& a, const Hash& b) {
+  std::uint8_t buf[65];
+  buf[0] = prefix;
+  std::memcpy(buf + 1, a.data(), 32);
+  std::memcpy(buf + 33, b.data(), 32);
+  return Sha256Of(std::string_view(reinterpret_cast<const char*>(buf), sizeof buf));
+}
+
+// A binary node's value while hashing a page: its hash and how many keys lie below it,
+// saturated at 2 ("two or more"), which is all the collapse rule needs to know.
+struct NodeVal {
+  Hash hash{};
+  int keys = 0;
+};
+
+NodeVal ValueOf(const Slot& s) {
+  switch (s.kind) {
+    case Slot::Kind::kEmpty: return {};
+    case Slot::Kind::kLeaf: return {s.hash, 1};
+    case Slot::Kind::kPage: return {s.hash, 2};
+  }
+  return {};
+}
+
+NodeVal Combine(const NodeVal& left, const NodeVal& right) {
+  const int keys = left.keys + right.keys;
+  if (keys == 0) return {};
+  if (keys == 1) return left.keys == 1 ? left : right;  // a one-key subtree is its leaf
+  return {InnerHash(left.hash, right.hash), 2};
+}
+
+// The 31 binary nodes of a page in heap order: index 0 is the page root, 15..30 the slots.
+using PageNodes = std::array<NodeVal, 2 * kSlotsPerPage - 1>;
+
+PageNodes ComputeNodes(const Page& page) {
+  PageNodes nodes;
+  for (int i = 0; i < kSlotsPerPage; ++i) nodes[kSlotsPerPage - 1 + i] = ValueOf(page.slots[i]);
+  for (int i = kSlotsPerPage - 2; i >= 0; --i) {
+    nodes[i] = Combine(nodes[2 * i + 1], nodes[2 * i + 2]);
+  }
+  return nodes;
+}
+
+void AppendVarint(std::uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+bool ReadVarint(std::string_view* in, std::uint64_t* v) {
+  *v = 0;
+  for (int shift = 0; shift < 64 && !in->empty(); shift += 7) {
+    const auto b = static_cast<std::uint8_t>(in->front());
+    in->remove_prefix(1);
+    *v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+bool ReadHash(std::string_view* in, Hash* h) {
+  if (in->size() < h->size()) return false;
+  std::memcpy(h->data(), in->data(), h->size());
+  in->remove_prefix(h->size());
+  return true;
+}
+
+void AppendHash(const Hash& h, std::string* out) {
+  out->append(reinterpret_cast<const char*>(h.data()), h.size());
+}
+
+// Calls fn(nibble, group) for each run of updates sharing the nibble at `depth`.
+template <class Fn>
+Status ForEachGroup(std::span<const KeyUpdate> updates, int depth, Fn&& fn) {
+  std::size_t begin = 0;
+  while (begin < updates.size()) {
+    const std::uint8_t nibble = NibbleAt(updates[begin].key_hash, depth);
+    std::size_t end = begin + 1;
+    while (end < updates.size() && NibbleAt(updates[end].key_hash, depth) == nibble) ++end;
+    if (Status s = fn(nibble, updates.subspan(begin, end - begin)); !s.ok()) return s;
+    begin = end;
+  }
+  return Status::OK();
+}
+
+class Updater {
+ public:
+  Updater(const PageReader& reader, Version version, TreeUpdate* out)
+      : reader_(reader), version_(version), out_(out) {}
+
+  // The new content of the subtree at `path`, which holds `existing` today.
+  Status Rebuild(const Slot& existing, const NibblePath& path,
+                 std::span<const KeyUpdate> updates, Slot* result) {
+    if (updates.empty()) {
+      *result = existing;
+      return Status::OK();
+    }
+    if (path.size() >= kMaxNibbles) {
+      return Status::Corruption("two different keys share all 256 bits of their hash");
+    }
+    if (existing.kind == Slot::Kind::kPage) {
+      auto loaded = reader_.LoadPage(existing.version, path);
+      if (!loaded.ok()) return loaded.status();
+      out_->stale_pages.emplace_back(existing.version, path);
+      Page page = **loaded;
+      Status s = ForEachGroup(updates, path.size(), [&](std::uint8_t n, auto group) {
+        return Rebuild(page.slots[n], path.Child(n), group, &page.slots[n]);
+      });
+      if (!s.ok()) return s;
+      return Finish(page, path, result);
+    }
+    // An empty slot or a single leaf: the keys below are the leaf (unless updated) plus the
+    // updates' present keys.
+    // `present` holds their leaf slots, in key-hash order.
+    std::vector<Slot> present;
+    present.reserve(updates.size() + 1);
+    bool leaf_pending = existing.kind == Slot::Kind::kLeaf;
+    for (const KeyUpdate& u : updates) {
+      if (leaf_pending && existing.key_hash <= u.key_hash) {
+        if (existing.key_hash < u.key_hash) present.push_back(existing);
+        leaf_pending = false;  // equal: the update replaces or deletes the leaf
+      }
+      if (u.value_hash) present.push_back(Slot::Leaf(u.key_hash, *u.value_hash));
+    }
+    if (leaf_pending) present.push_back(existing);
+    return Place(present, path, result);
+  }
+
+ private:
+  // Builds the subtree at `path` holding exactly the leaves `leaves` (sorted by key hash).
+  Status Place(std::span<const Slot> leaves, const NibblePath& path, Slot* result) {
+    if (leaves.empty()) {
+      *result = Slot{};
+      return Status::OK();
+    }
+    if (leaves.size() == 1) {
+      *result = leaves[0];
+      return Status::OK();
+    }
+    if (path.size() >= kMaxNibbles) {
+      return Status::Corruption("two different keys share all 256 bits of their hash");
+    }
+    Page page;
+    std::size_t begin = 0;
+    while (begin < leaves.size()) {
+      const std::uint8_t n = NibbleAt(leaves[begin].key_hash, path.size());
+      std::size_t end = begin + 1;
+      while (end < leaves.size() && NibbleAt(leaves[end].key_hash, path.size()) == n) ++end;
+      if (Status s = Place(leaves.subspan(begin, end - begin), path.Child(n), &page.slots[n]);
+          !s.ok()) {
+        return s;
+      }
+      begin = end;
+    }
+    return Finish(page, path, result);
+  }
+
+  // Stores `page` at `path` unless it holds fewer than two keys, in which case it collapses.
+  Status Finish(const Page& page, const NibblePath& path, Slot* result) {
+    int leaves = 0, pages = 0;
+    const Slot* only = nullptr;
+    for (const Slot& s : page.slots) {
+      if (s.kind == Slot::Kind::kLeaf) ++leaves, only = &s;
+      if (s.kind == Slot::Kind::kPage) ++pages;
+    }
+    if (leaves + pages == 0) {
+      *result = Slot{};
+    } else if (pages == 0 && leaves == 1) {
+      *result = *only;
+    } else {
+      auto stored = std::make_shared<const Page>(page);
+      result->kind = Slot::Kind::kPage;
+      result->hash = stored->ComputeHash();
+      result->version = version_;
+      result->key_hash = {};
+      out_->new_pages.emplace_back(path, std::move(stored));
+    }
+    return Status::OK();
+  }
+
+  const PageReader& reader_;
+  const Version version_;
+  TreeUpdate* out_;
+};
+
+// Walks from `root` towards `key_hash`, recording each page passed and the nibble taken.
+struct Descent {
+  std::vector<std::pair<std::shared_ptr<const Page>, std::uint8_t>> pages;
+  Slot end;  // the slot where the walk stopped: empty, or a leaf
+  NibblePath end_path;
+};
+
+// The rightmost (or leftmost) leaf of the subtree in `slot` at `path`.
+Status EdgeLeaf(const PageReader& reader, Slot slot, NibblePath path, bool rightmost,
+                Slot* leaf) {
+  while (slot.kind == Slot::Kind::kPage) {
+    auto page = reader.LoadPage(slot.version, path);
+    if (!page.ok()) return page.status();
+    int pick = -1;
+    for (int i = 0; i < kSlotsPerPage; ++i) {
+      const int j = rightmost ? kSlotsPerPage - 1 - i : i;
+      if (!(*page)->slots[j].empty()) {
+        pick = j;
+        break;
+      }
+    }
+    if (pick < 0) return Status::Corruption("a stored page has no keys");
+    slot = (*page)->slots[pick];
+    path = path.Child(static_cast<std::uint8_t>(pick));
+  }
+  *leaf = slot;
+  return Status::OK();
+}
+
+// The Merkle path of the leaf at the end of `d` (REQUIRES: d.end is a leaf).
+LeafPath PathOf(const Descent& d) {
+  LeafPath path{d.end.key_hash, d.end.hash, {}};
+  for (auto it = d.pages.rbegin(); it != d.pages.rend(); ++it) {
+    const PageNodes nodes = ComputeNodes(*it->first);
+    int idx = kSlotsPerPage - 1 + it->second;
+    while (idx > 0) {
+      const int parent = (idx - 1) / 2;
+      const bool right = idx % 2 == 0;  // heap: left children are odd
+      if (nodes[parent].keys == 2) {
+        path.steps.push_back({right, nodes[right ? idx - 1 : idx + 1].hash});
+      }
+      idx = parent;
+    }
+  }
+  return path;
+}
+
+Status Descend(const PageReader& reader, const Slot& root, const Hash& key_hash, Descent* d,
+               std::optional<std::pair<Slot, NibblePath>>* left,
+               std::optional<std::pair<Slot, NibblePath>>* right) {
+  Slot slot = root;
+  NibblePath path;
+  while (slot.kind == Slot::Kind::kPage) {
+    auto page = reader.LoadPage(slot.version, path);
+    if (!page.ok()) return page.status();
+    const std::uint8_t n = NibbleAt(key_hash, path.size());
+    if (left != nullptr) {
+      for (int j = n - 1; j >= 0; --j) {
+        if (!(*page)->slots[j].empty()) {
+          *left = {(*page)->slots[j], path.Child(static_cast<std::uint8_t>(j))};
+          break;
+        }
+      }
+      for (int j = n + 1; j < kSlotsPerPage; ++j) {
+        if (!(*page)->slots[j].empty()) {
+          *right = {(*page)->slots[j], path.Child(static_cast<std::uint8_t>(j))};
+          break;
+        }
+      }
+    }
+    d->pages.emplace_back(*page, n);
+    slot = (*page)->slots[n];
+    path = path.Child(n);
+  }
+  d->end = slot;
+  d->end_path = path;
+  return Status::OK();
+}
+
+Status PathTo(const PageReader& reader, const Slot& root, const Hash& key_hash, LeafPath* out) {
+  Descent d;
+  if (Status s = Descend(reader, root, key_hash, &d, nullptr, nullptr); !s.ok()) return s;
+  if (d.end.kind != Slot::Kind::kLeaf || d.end.key_hash != key_hash) {
+    return Status::Corruption("a neighbour leaf is not where its key hash leads");
+  }
+  *out = PathOf(d);
+  return Status::OK();
+}
+
+}  // namespace
+
+NibblePath NibblePath::Child(std::uint8_t nibble) const {
+  NibblePath c = *this;
+  if (size_ % 2 == 0) {
+    c.bytes_[size_ / 2] = static_cast<std::uint8_t>(nibble << 4);
+  } else {
+    c.bytes_[size_ / 2] = static_cast<std::uint8_t>(c.bytes_[size_ / 2] | (nibble & 0x0f));
+  }
+  ++c.size_;
+  return c;
+}
+
+void NibblePath::AppendTo(std::string* out) const {
+  out->push_back(static_cast<char>(size_));
+  out->append(reinterpret_cast<const char*>(bytes_.data()), (size_ + 1) / 2);
+}
+
+bool NibblePath::Decode(std::string_view in, NibblePath* out) {
+  if (in.empty()) return false;
+  const int size = static_cast<std::uint8_t>(in[0]);
+  if (size > kMaxNibbles || in.size() != 1 + static_cast<std::size_t>((size + 1) / 2)) {
+    return false;
+  }
+  *out = NibblePath();
+  out->size_ = size;
+  std::memcpy(out->bytes_.data(), in.data() + 1, (size + 1) / 2);
+  return true;
+}
+
+Slot Slot::Leaf(const Hash& key_hash, const Hash& value_hash) {
+  return LeafWithHash(key_hash, LeafHash(key_hash, value_hash));
+}
+
+Slot Slot::LeafWithHash(const Hash& key_hash, const Hash& leaf_hash) {
+  Slot s;
+  s.kind = Kind::kLeaf;
+  s.key_hash = key_hash;
+  s.hash = leaf_hash;
+  return s;
+}
+
+Hash LeafHash(const Hash& key_hash, const Hash& value_hash) {
+  return HashNode(0x00, key_hash, value_hash);
+}
+
+Hash InnerHash(const Hash& left, const Hash& right) { return HashNode(0x01, left, right); }
+
+std::string Page::Encode() const {
+  std::uint16_t leaf_mask = 0, page_mask = 0;
+  for (int i = 0; i < kSlotsPerPage; ++i) {
+    if (slots[i].kind == Slot::Kind::kLeaf) leaf_mask |= static_cast<std::uint16_t>(1u << i);
+    if (slots[i].kind == Slot::Kind::kPage) page_mask |= static_cast<std::uint16_t>(1u << i);
+  }
+  std::string out;
+  out.reserve(4 + kSlotsPerPage * 64);
+  out.push_back(static_cast<char>(leaf_mask >> 8));
+  out.push_back(static_cast<char>(leaf_mask));
+  out.push_back(static_cast<char>(page_mask >> 8));
+  out.push_back(static_cast<char>(page_mask));
+  for (const Slot& s : slots) {
+    if (s.kind == Slot::Kind::kLeaf) {
+      AppendHash(s.key_hash, &out);
+      AppendHash(s.hash, &out);
+    } else if (s.kind == Slot::Kind::kPage) {
+      AppendHash(s.hash, &out);
+      AppendVarint(static_cast<std::uint64_t>(s.version), &out);
+    }
+  }
+  return out;
+}
+
+bool Page::Decode(std::string_view in, Page* out) {
+  if (in.size() < 4) return false;
+  const auto b = [&](int i) { return static_cast<std::uint8_t>(in[i]); };
+  const std::uint16_t leaf_mask = static_cast<std::uint16_t>(b(0) << 8 | b(1));
+  const std::uint16_t page_mask = static_cast<std::uint16_t>(b(2) << 8 | b(3));
+  if ((leaf_mask & page_mask) != 0) return false;
+  in.remove_prefix(4);
+  for (int i = 0; i < kSlotsPerPage; ++i) {
+    Slot& s = out->slots[i];
+    s = Slot{};
+    if (leaf_mask & (1u << i)) {
+      Hash kh, leaf;
+      if (!ReadHash(&in, &kh) || !ReadHash(&in, &leaf)) return false;
+      s = Slot::LeafWithHash(kh, leaf);
+    } else if (page_mask & (1u << i)) {
+      std::uint64_t v = 0;
+      s.kind = Slot::Kind::kPage;
+      if (!ReadHash(&in, &s.hash) || !ReadVarint(&in, &v)) return false;
+      s.version = static_cast<Version>(v);
+    }
+  }
+  return in.empty();
+}
+
+Hash Page::ComputeHash() const { return ComputeNodes(*this)[0].hash; }
+
+Status ApplyUpdates(const PageReader& reader, const Slot& root, Version version,
+                    std::span<const KeyUpdate> updates, TreeUpdate* out) {
+  Updater updater(reader, version, out);
+  return updater.Rebuild(root, NibblePath(), updates, &out->root);
+}
+
+Status Lookup(const PageReader& reader, const Slot& root, const Hash& key_hash,
+              TreeLookup* out) {
+  *out = TreeLookup{};
+  Descent d;
+  std::optional<std::pair<Slot, NibblePath>> left, right;
+  if (Status s = Descend(reader, root, key_hash, &d, &left, &right); !s.ok()) return s;
+  if (d.end.kind == Slot::Kind::kLeaf) {
+    if (d.end.key_hash == key_hash) {
+      out->found = PathOf(d);
+      return Status::OK();
+    }
+    // The only key in the subtree the target falls in: the nearest on its side.
+    (d.end.key_hash < key_hash ? left : right) = std::make_pair(d.end, d.end_path);
+  }
+  for (auto [side, dest, rightmost] :
+       {std::tuple{&left, &out->left, true}, std::tuple{&right, &out->right, false}}) {
+    if (!*side) continue;
+    Slot leaf;
+    if (Status s = EdgeLeaf(reader, (*side)->first, (*side)->second, rightmost, &leaf); !s.ok()) {
+      return s;
+    }
+    LeafPath p;
+    if (Status s = PathTo(reader, root, leaf.key_hash, &p); !s.ok()) return s;
+    *dest = std::move(p);
+  }
+  return Status::OK();
+}
+
+Hash RootFromPath(const LeafPath& path) {
+  Hash h = path.leaf_hash;
+  for (const PathStep& step : path.steps) {
+    h = step.we_are_right ? InnerHash(step.sibling, h) : InnerHash(h, step.sibling);
+  }
+  return h;
+}
+
+}  // namespace kairos::store

@@ -1,0 +1,140 @@
+// The sparse Merkle tree: a binary tree over sha256(key), hashed exactly as ICS-23's SmtSpec,
+// stored as pages of 4 binary levels (16 slots each).
+//
+//   leaf  = sha256(0x00 || sha256(key) || sha256(value))
+//   inner = sha256(0x01 || left || right)
+//   empty subtree = 32 zero bytes; a subtree holding one key collapses to its leaf.
+//
+// The root therefore depends only on the set of (key, value) pairs. A page at nibble path P
+// holds the 16 subtrees below P: each slot is empty, one leaf (a subtree with one key), or a
+// child page (a subtree with two or more keys). Pages are immutable and identified by
+// (version, path): an update writes new pages at the new version and reports the old ones as
+// stale, so every committed version stays readable until pruned.
+//
+// Pure functions over a PageReader; no I/O of their own. Thread-compatible.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/sha256.h"
+#include "store/status.h"
+
+namespace kairos::store {
+
+using Version = std::int64_t;
+
+inline constexpr int kSlotsPerPage = 16;
+inline constexpr int kMaxNibbles = 64;  // 256 bits of key hash
+
+// A position in the tree: the first `size()` nibbles of a key hash, most significant first.
+class NibblePath {
+ public:
+  NibblePath() = default;
+  int size() const { return size_; }
+  std::uint8_t at(int i) const {
+    return i % 2 == 0 ? bytes_[i / 2] >> 4 : bytes_[i / 2] & 0x0f;
+  }
+  NibblePath Child(std::uint8_t nibble) const;
+  // size byte followed by the packed nibbles.
+  void AppendTo(std::string* out) const;
+  static bool Decode(std::string_view in, NibblePath* out);
+  bool operator==(const NibblePath& o) const { return size_ == o.size_ && bytes_ == o.bytes_; }
+
+ private:
+  std::array<std::uint8_t, 32> bytes_{};
+  int size_ = 0;
+};
+
+// The nibble of `key_hash` at depth `i`.
+inline std::uint8_t NibbleAt(const Hash& key_hash, int i) {
+  return i % 2 == 0 ? key_hash[i / 2] >> 4 : key_hash[i / 2] & 0x0f;
+}
+
+struct Slot {
+  enum class Kind : std::uint8_t { kEmpty = 0, kLeaf = 1, kPage = 2 };
+  Kind kind = Kind::kEmpty;
+  Hash hash{};         // leaf hash, or the child page's root hash; zero when empty
+  Hash key_hash{};     // kLeaf
+  Version version = 0; // kPage: the version the child page was written at
+
+  // A leaf from its key and value hashes (computes the leaf hash).
+  static Slot Leaf(const Hash& key_hash, const Hash& value_hash);
+  // A leaf whose hash is already known.
+  static Slot LeafWithHash(const Hash& key_hash, const Hash& leaf_hash);
+  bool empty() const { return kind == Kind::kEmpty; }
+};
+
+struct Page {
+  std::array<Slot, kSlotsPerPage> slots;
+
+  // Compact encoding: two 16-bit masks, then each non-empty slot in order (a leaf as key hash
+  // and leaf hash, a page as its hash and version).
+  std::string Encode() const;
+  static bool Decode(std::string_view in, Page* out);
+  // The root hash of the 4-level binary subtree over the slots.
+  Hash ComputeHash() const;
+};
+
+Hash LeafHash(const Hash& key_hash, const Hash& value_hash);
+Hash InnerHash(const Hash& left, const Hash& right);
+inline constexpr Hash kEmptyHash{};
+
+// Where pages come from (the store's cache and database).
+class PageReader {
+ public:
+  virtual ~PageReader() = default;
+  virtual Result<std::shared_ptr<const Page>> LoadPage(Version version,
+                                                      const NibblePath& path) const = 0;
+};
+
+// One key's change: a new value hash, or nullopt to delete.
+struct KeyUpdate {
+  Hash key_hash;
+  std::optional<Hash> value_hash;
+};
+
+struct TreeUpdate {
+  Slot root;  // the new root: empty, a single leaf, or the root page
+  std::vector<std::pair<NibblePath, std::shared_ptr<const Page>>> new_pages;  // at the version
+  std::vector<std::pair<Version, NibblePath>> stale_pages;  // replaced or removed
+};
+
+// Applies `updates` (REQUIRES: sorted by key_hash, no duplicates) to the tree whose root slot is
+// `root`, writing new pages at `version` (REQUIRES: above every existing page's version).
+// Deleting an absent key is a no-op.
+Status ApplyUpdates(const PageReader& reader, const Slot& root, Version version,
+                    std::span<const KeyUpdate> updates, TreeUpdate* out);
+
+// One step of a Merkle path, leaf to root: the sibling's hash and which side we are on.
+struct PathStep {
+  bool we_are_right;  // true: parent = H(0x01 || sibling || us); false: H(0x01 || us || sibling)
+  Hash sibling;
+};
+
+struct LeafPath {
+  Hash key_hash;
+  Hash leaf_hash;               // LeafHash(key_hash, sha256(value))
+  std::vector<PathStep> steps;  // leaf to root
+};
+
+// The answer to "where is this key hash" in one version of the tree.
+struct TreeLookup {
+  std::optional<LeafPath> found;  // the key is present
+  // When absent: its neighbours in key-hash order (either may be missing at an edge).
+  std::optional<LeafPath> left;
+  std::optional<LeafPath> right;
+};
+
+Status Lookup(const PageReader& reader, const Slot& root, const Hash& key_hash, TreeLookup* out);
+
+// Recomputes the root from a path (for tests and self-checks).
+Hash RootFromPath(const LeafPath& path);
+
+}  // namespace kairos::store

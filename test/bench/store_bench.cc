@@ -1,0 +1,248 @@
+// store_bench: MerkleStore throughput, commit latency, proofs and disk use, beside a floor
+// measured in the same run: the same keys and values written as plain LevelDB WriteBatches
+// (no tree), one synced batch per block. A benchmark, not a test: it prints figures.
+//
+// Workload (issue 3): random 32-byte keys, 100-byte values, blocks of 10k updates.
+//   store_bench [--keys 1000000] [--block 10000] [--blocks 100] [--keep 100] [--proofs 100000]
+//               [--dir DIR]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <leveldb/db.h>
+#include <leveldb/write_batch.h>
+
+#include "app/proofs.h"
+#include "store/merkle_store.h"
+
+using namespace kairos;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Args {
+  std::int64_t keys = 1'000'000;
+  std::int64_t block = 10'000;
+  std::int64_t blocks = 100;
+  std::int64_t keep = 100;
+  std::int64_t proofs = 100'000;
+  std::string dir;
+};
+
+Args Parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    const char* v = argv[i + 1];
+    if (k == "--keys") a.keys = std::atoll(v);
+    else if (k == "--block") a.block = std::atoll(v);
+    else if (k == "--blocks") a.blocks = std::atoll(v);
+    else if (k == "--keep") a.keep = std::atoll(v);
+    else if (k == "--proofs") a.proofs = std::atoll(v);
+    else if (k == "--dir") a.dir = v;
+    else {
+      std::fprintf(stderr, "unknown flag %s\n", k.c_str());
+      std::exit(2);
+    }
+  }
+  if (a.dir.empty()) a.dir = (fs::temp_directory_path() / "kairos-store-bench").string();
+  return a;
+}
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * v.size()))];
+}
+
+std::uint64_t DirBytes(const std::string& dir) {
+  std::uint64_t total = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) total += e.file_size();
+  }
+  return total;
+}
+
+// Key i of the workload: 32 pseudo-random bytes, the same every run.
+std::string Key(std::uint64_t i) {
+  std::string k(32, '\0');
+  std::mt19937_64 rng(i * 0x9e3779b97f4a7c15ull + 1);
+  for (int j = 0; j < 4; ++j) {
+    const std::uint64_t r = rng();
+    std::memcpy(k.data() + 8 * j, &r, 8);
+  }
+  return k;
+}
+
+std::string Value(std::mt19937_64& rng) {
+  std::string v(100, '\0');
+  for (int j = 0; j < 100; j += 8) {
+    const std::uint64_t r = rng();
+    std::memcpy(v.data() + j, &r, std::min(8, 100 - j));
+  }
+  return v;
+}
+
+// The blocks of the run: first the load (every key once), then updates of random existing keys.
+std::vector<store::ChangeSet> Blocks(const Args& a, std::int64_t* load_blocks) {
+  std::mt19937_64 rng(7);
+  std::vector<store::ChangeSet> blocks;
+  for (std::int64_t start = 0; start < a.keys; start += a.block) {
+    store::ChangeSet c;
+    for (std::int64_t i = start; i < std::min(a.keys, start + a.block); ++i) c[Key(i)] = Value(rng);
+    blocks.push_back(std::move(c));
+  }
+  *load_blocks = static_cast<std::int64_t>(blocks.size());
+  for (std::int64_t b = 0; b < a.blocks; ++b) {
+    store::ChangeSet c;
+    while (static_cast<std::int64_t>(c.size()) < a.block) c[Key(rng() % a.keys)] = Value(rng);
+    blocks.push_back(std::move(c));
+  }
+  return blocks;
+}
+
+struct Phase {
+  double seconds = 0;
+  std::int64_t updates = 0;
+  std::vector<double> block_ms;
+  double rate() const { return seconds > 0 ? updates / seconds : 0; }
+};
+
+void RunLevelDbFloor(const Args& a, const std::vector<store::ChangeSet>& blocks,
+                     std::int64_t load_blocks, Phase* load, Phase* steady) {
+  const std::string dir = a.dir + "/leveldb-floor";
+  fs::remove_all(dir);
+  leveldb::Options o;
+  o.create_if_missing = true;
+  o.write_buffer_size = 64u << 20;
+  o.max_file_size = 32u << 20;
+  leveldb::DB* raw = nullptr;
+  if (!leveldb::DB::Open(o, dir, &raw).ok()) std::exit(1);
+  std::unique_ptr<leveldb::DB> db(raw);
+  leveldb::WriteOptions wo;
+  wo.sync = true;
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const auto t0 = Clock::now();
+    leveldb::WriteBatch batch;
+    for (const auto& [k, v] : blocks[b]) batch.Put(k, *v);
+    if (!db->Write(wo, &batch).ok()) std::exit(1);
+    const double s = Seconds(Clock::now() - t0);
+    Phase* p = static_cast<std::int64_t>(b) < load_blocks ? load : steady;
+    p->seconds += s;
+    p->updates += static_cast<std::int64_t>(blocks[b].size());
+    p->block_ms.push_back(s * 1e3);
+  }
+  db.reset();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = Parse(argc, argv);
+  fs::remove_all(a.dir);
+  fs::create_directories(a.dir);
+  std::printf("store_bench: %lld keys, blocks of %lld updates, %lld update blocks, keep %lld versions\n",
+              static_cast<long long>(a.keys), static_cast<long long>(a.block),
+              static_cast<long long>(a.blocks), static_cast<long long>(a.keep));
+  std::int64_t load_blocks = 0;
+  const auto blocks = Blocks(a, &load_blocks);
+
+  Phase floor_load, floor_steady;
+  RunLevelDbFloor(a, blocks, load_blocks, &floor_load, &floor_steady);
+
+  store::StoreOptions o;
+  o.dir = a.dir + "/merkle";
+  o.keep_recent = a.keep;
+  o.prune_interval = 10;
+  o.verify_on_open = false;
+  auto opened = store::MerkleStore::Open(o);
+  if (!opened.ok()) {
+    std::fprintf(stderr, "%s\n", opened.status().ToString().c_str());
+    return 1;
+  }
+  store::MerkleStore& s = **opened;
+  Phase load, steady;
+  std::vector<double> stage_ms, commit_ms;
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const auto t0 = Clock::now();
+    auto root = s.Stage(s.version() + 1, blocks[b]);
+    const auto t1 = Clock::now();
+    const Status c = root.ok() ? s.Commit() : root.status();
+    const auto t2 = Clock::now();
+    if (!c.ok()) {
+      std::fprintf(stderr, "block %zu: %s\n", b, c.ToString().c_str());
+      return 1;
+    }
+    Phase* p = static_cast<std::int64_t>(b) < load_blocks ? &load : &steady;
+    p->seconds += Seconds(t2 - t0);
+    p->updates += static_cast<std::int64_t>(blocks[b].size());
+    p->block_ms.push_back(Seconds(t2 - t0) * 1e3);
+    if (p == &steady) {
+      stage_ms.push_back(Seconds(t1 - t0) * 1e3);
+      commit_ms.push_back(Seconds(t2 - t1) * 1e3);
+    }
+  }
+
+  // Proofs, warm: the same keys twice, the second pass timed.
+  std::mt19937_64 rng(11);
+  std::vector<std::string> present, absent;
+  for (std::int64_t i = 0; i < a.proofs; ++i) {
+    present.push_back(Key(rng() % a.keys));
+    absent.push_back(Key(a.keys + rng() % a.keys));
+  }
+  double exist_s = 0, absent_s = 0;
+  std::size_t exist_bytes = 0, absent_bytes = 0, max_bytes = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (auto* set : {&present, &absent}) {
+      const auto t0 = Clock::now();
+      for (const std::string& k : *set) {
+        store::KeyProof kp;
+        if (!s.Prove(s.version(), k, &kp).ok()) return 1;
+        if (pass == 1) {
+          const std::size_t n = app::ToCommitmentProof(k, kp).ByteSizeLong();
+          (set == &present ? exist_bytes : absent_bytes) += n;
+          max_bytes = std::max(max_bytes, n);
+        }
+      }
+      if (pass == 1) (set == &present ? exist_s : absent_s) = Seconds(Clock::now() - t0);
+    }
+  }
+  const std::uint64_t disk = DirBytes(o.dir);
+  const double raw_per_key = 32 + 100;
+
+  std::printf("\n%-52s %14s %14s %10s\n", "measure", "kairos", "leveldb floor", "goal");
+  std::printf("%-52s %14.0f %14.0f %10s\n", "load: updates/s (root + synced commit per block)",
+              load.rate(), floor_load.rate(), "");
+  std::printf("%-52s %14.0f %14.0f %10s\n", "steady: updates/s (root + synced commit per block)",
+              steady.rate(), floor_steady.rate(), ">= 30000");
+  std::printf("%-52s %14.2f %14s %10s\n", "steady: slowdown against the floor", 
+              floor_steady.rate() / std::max(1.0, steady.rate()), "1.00", "<= 3");
+  std::printf("%-52s %14.1f %14.1f %10s\n", "block latency p50 ms (stage + commit)",
+              Percentile(steady.block_ms, 0.5), Percentile(floor_steady.block_ms, 0.5), "");
+  std::printf("%-52s %14.1f %14.1f %10s\n", "block latency p99 ms (stage + commit)",
+              Percentile(steady.block_ms, 0.99), Percentile(floor_steady.block_ms, 0.99), "<= 120");
+  std::printf("%-52s %14.1f %14s %10s\n", "  of which stage (root) p50 ms", Percentile(stage_ms, 0.5), "", "");
+  std::printf("%-52s %14.1f %14s %10s\n", "  of which synced commit p50 ms", Percentile(commit_ms, 0.5), "", "");
+  std::printf("%-52s %14.0f %14s %10s\n", "existence proofs/s (warm)", a.proofs / exist_s, "", ">= 50000");
+  std::printf("%-52s %14.0f %14s %10s\n", "absence proofs/s (warm)", a.proofs / absent_s, "", ">= 50000");
+  std::printf("%-52s %14.0f %14s %10s\n", "existence proof bytes (mean)",
+              static_cast<double>(exist_bytes) / a.proofs, "", "<= 1200");
+  std::printf("%-52s %14.0f %14s %10s\n", "absence proof bytes (mean)",
+              static_cast<double>(absent_bytes) / a.proofs, "", "");
+  std::printf("%-52s %14zu %14s %10s\n", "largest proof bytes", max_bytes, "", "");
+  std::printf("%-52s %14.2f %14s %10s\n", "disk bytes per live key / raw (32+100)",
+              static_cast<double>(disk) / a.keys / raw_per_key, "", "<= 3");
+  opened->reset();
+  fs::remove_all(a.dir);
+  return 0;
+}

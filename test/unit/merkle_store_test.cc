@@ -1,0 +1,282 @@
+// MerkleStore and the sparse Merkle tree against a reference model: a std::map plus a naive
+// full recompute of the root, over random sets, deletes, commits and discarded stages.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "store/branch.h"
+#include "store/merkle_store.h"
+#include "smt_reference.h"
+#include "temp_dir.h"
+
+using namespace kairos::store;
+using kairos::Status;
+using kairos::test::TempDir;
+
+namespace {
+
+Hash ModelRoot(const std::map<std::string, std::string>& model) {
+  std::vector<std::pair<Hash, Hash>> leaves;
+  for (const auto& [k, v] : model) leaves.emplace_back(Sha256Of(k), Sha256Of(v));
+  return kairos::test::ReferenceRoot(leaves);
+}
+
+StoreOptions Options(const std::string& dir, std::int64_t keep_recent = 0) {
+  StoreOptions o;
+  o.dir = dir;
+  o.keep_recent = keep_recent;
+  o.prune_interval = 3;
+  o.page_cache_pages = 64;  // small, so pages are read back from LevelDB too
+  return o;
+}
+
+std::unique_ptr<MerkleStore> OpenStore(const StoreOptions& o) {
+  auto s = MerkleStore::Open(o);
+  INFO(s.status().ToString());
+  REQUIRE(s.ok());
+  return std::move(*s);
+}
+
+std::vector<std::pair<std::string, std::string>> Scan(const KvReader& r, std::string_view start = "",
+                                                      std::string_view end = "") {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto it = r.Iterate(start, end); it->Valid(); it->Next()) {
+    out.emplace_back(std::string(it->key()), std::string(it->value()));
+  }
+  return out;
+}
+
+void CheckProof(const MerkleStore& store, Version v, const std::string& key,
+                const std::map<std::string, std::string>& model, const Hash& root) {
+  KeyProof proof;
+  const Status s = store.Prove(v, key, &proof);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  const auto it = model.find(key);
+  if (it != model.end()) {
+    REQUIRE(proof.exist);
+    CHECK(proof.exist->value == it->second);
+    CHECK(RootFromPath(proof.exist->path) == root);
+    return;
+  }
+  REQUIRE_FALSE(proof.exist);
+  REQUIRE((proof.left || proof.right));
+  const Hash kh = Sha256Of(key);
+  // The neighbours are the closest present keys in key-hash order, and both prove to the root.
+  std::optional<Hash> want_left, want_right;
+  for (const auto& [k, val] : model) {
+    const Hash h = Sha256Of(k);
+    if (h < kh && (!want_left || h > *want_left)) want_left = h;
+    if (h > kh && (!want_right || h < *want_right)) want_right = h;
+  }
+  CHECK(proof.left.has_value() == want_left.has_value());
+  CHECK(proof.right.has_value() == want_right.has_value());
+  for (const auto* side : {&proof.left, &proof.right}) {
+    if (!*side) continue;
+    CHECK(RootFromPath((*side)->path) == root);
+    CHECK(model.at((*side)->key) == (*side)->value);
+  }
+  if (proof.left) CHECK(proof.left->path.key_hash == *want_left);
+  if (proof.right) CHECK(proof.right->path.key_hash == *want_right);
+}
+
+}  // namespace
+
+TEST_CASE("the empty store has the zero root and version 0", "[store]") {
+  TempDir dir;
+  auto store = OpenStore(Options(dir.path()));
+  CHECK(store->version() == 0);
+  CHECK(store->root_hash() == kEmptyHash);
+  std::string v;
+  CHECK(store->Get("a", &v).IsNotFound());
+}
+
+TEST_CASE("a one-key tree's root is its leaf; two keys make an inner node", "[store]") {
+  TempDir dir;
+  auto store = OpenStore(Options(dir.path()));
+  ChangeSet c{{"alpha", "1"}};
+  auto root = store->Stage(1, c);
+  REQUIRE(root.ok());
+  CHECK(*root == LeafHash(Sha256Of("alpha"), Sha256Of("1")));
+  REQUIRE(store->Commit().ok());
+  auto root2 = store->Stage(2, ChangeSet{{"beta", "2"}});
+  REQUIRE(root2.ok());
+  CHECK(*root2 == ModelRoot({{"alpha", "1"}, {"beta", "2"}}));
+}
+
+TEST_CASE("random operations agree with the reference model at every version", "[store]") {
+  TempDir dir;
+  const StoreOptions options = Options(dir.path());
+  auto store = OpenStore(options);
+  std::mt19937_64 rng(GENERATE(1, 2, 3));
+  std::map<std::string, std::string> model;
+  std::map<Version, std::map<std::string, std::string>> history;
+  std::map<Version, Hash> roots;
+  auto random_key = [&] {
+    // A small key space so sets, overwrites and deletes all hit existing keys.
+    return "k" + std::to_string(rng() % 300);
+  };
+  Version version = 0;
+  for (int block = 0; block < 60; ++block) {
+    ChangeSet changes;
+    auto next = model;
+    const int ops = 1 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < ops; ++i) {
+      const std::string key = random_key();
+      if (rng() % 4 == 0) {
+        changes[key] = std::nullopt;
+        next.erase(key);
+      } else {
+        const std::string value = "v" + std::to_string(rng() % 1000);
+        changes[key] = value;
+        next[key] = value;
+      }
+    }
+    ++version;
+    auto root = store->Stage(version, changes);
+    REQUIRE(root.ok());
+    CHECK(*root == ModelRoot(next));
+    if (rng() % 5 == 0) {  // a discarded stage (a proposal that lost) changes nothing
+      --version;
+      continue;
+    }
+    if (rng() % 7 == 0) {  // and a re-stage of the same version gives the same root
+      auto again = store->Stage(version, changes);
+      REQUIRE(again.ok());
+      CHECK(*again == *root);
+    }
+    REQUIRE(store->Commit().ok());
+    model = std::move(next);
+    history[version] = model;
+    roots[version] = *root;
+    if (rng() % 10 == 0) {  // reopen from disk
+      store.reset();
+      store = OpenStore(options);
+      REQUIRE(store->version() == version);
+      REQUIRE(store->root_hash() == roots[version]);
+    }
+  }
+  // Latest: flat reads and iteration order equal the model's.
+  std::vector<std::pair<std::string, std::string>> want(model.begin(), model.end());
+  CHECK(Scan(*store) == want);
+  // Every kept version: values and proofs.
+  for (const auto& [v, snapshot] : history) {
+    for (int i = 0; i < 300; i += 7) {
+      const std::string key = "k" + std::to_string(i);
+      std::string value;
+      const Status s = store->GetAt(v, key, &value);
+      const auto it = snapshot.find(key);
+      if (it == snapshot.end()) {
+        CHECK(s.IsNotFound());
+      } else {
+        REQUIRE(s.ok());
+        CHECK(value == it->second);
+      }
+      if (!snapshot.empty()) CheckProof(*store, v, key, snapshot, roots[v]);
+    }
+  }
+}
+
+TEST_CASE("the root does not depend on the order of writes", "[store]") {
+  TempDir a, b;
+  auto sa = OpenStore(Options(a.path()));
+  auto sb = OpenStore(Options(b.path()));
+  std::vector<std::string> keys;
+  for (int i = 0; i < 500; ++i) keys.push_back("key-" + std::to_string(i));
+  // a: all at once. b: in three blocks, in another order, with detours that are undone.
+  ChangeSet all;
+  for (const auto& k : keys) all[k] = "v-" + k;
+  REQUIRE(sa->Stage(1, all).ok());
+  REQUIRE(sa->Commit().ok());
+  std::mt19937 rng(7);
+  std::shuffle(keys.begin(), keys.end(), rng);
+  Version v = 0;
+  for (std::size_t start = 0; start < keys.size(); start += 200) {
+    ChangeSet part;
+    for (std::size_t i = start; i < std::min(keys.size(), start + 200); ++i) {
+      part[keys[i]] = "v-" + keys[i];
+    }
+    part["temporary-" + std::to_string(start)] = "x";
+    REQUIRE(sb->Stage(++v, part).ok());
+    REQUIRE(sb->Commit().ok());
+  }
+  ChangeSet cleanup;
+  for (std::size_t start = 0; start < keys.size(); start += 200) {
+    cleanup["temporary-" + std::to_string(start)] = std::nullopt;
+  }
+  REQUIRE(sb->Stage(++v, cleanup).ok());
+  REQUIRE(sb->Commit().ok());
+  CHECK(sa->root_hash() == sb->root_hash());
+}
+
+TEST_CASE("pruning keeps exactly the recent window", "[store]") {
+  TempDir dir;
+  auto store = OpenStore(Options(dir.path(), /*keep_recent=*/4));
+  for (Version v = 1; v <= 12; ++v) {
+    ChangeSet c{{"counter", std::to_string(v)}, {"k" + std::to_string(v % 3), "x"}};
+    if (v % 4 == 0) c["k1"] = std::nullopt;
+    REQUIRE(store->Stage(v, c).ok());
+    REQUIRE(store->Commit().ok());
+  }
+  // Pruned at 12 (a multiple of prune_interval 3): versions 9..12 stay.
+  CHECK(store->earliest_version() == 9);
+  std::string value;
+  for (Version v = 9; v <= 12; ++v) {
+    REQUIRE(store->GetAt(v, "counter", &value).ok());
+    CHECK(value == std::to_string(v));
+    KeyProof p;
+    CHECK(store->Prove(v, "counter", &p).ok());
+  }
+  const Status pruned = store->GetAt(8, "counter", &value);
+  CHECK(pruned.code() == Status::Code::kInvalidArgument);
+  CHECK_THAT(pruned.message(), Catch::Contains("not kept") && Catch::Contains("9"));
+  const Status future = store->GetAt(13, "counter", &value);
+  CHECK_THAT(future.message(), Catch::Contains("not committed yet"));
+}
+
+TEST_CASE("branches read their own writes and merge iteration in key order", "[store]") {
+  TempDir dir;
+  auto store = OpenStore(Options(dir.path()));
+  REQUIRE(store->Stage(1, ChangeSet{{"a", "1"}, {"c", "3"}, {"e", "5"}}).ok());
+  REQUIRE(store->Commit().ok());
+  Branch block(*store, store->limits());
+  REQUIRE(block.Set("b", "2").ok());
+  REQUIRE(block.Delete("c").ok());
+  Branch tx(block, store->limits());
+  REQUIRE(tx.Set("d", "4").ok());
+  REQUIRE(tx.Set("a", "1b").ok());
+  std::string v;
+  REQUIRE(tx.Get("a", &v).ok());
+  CHECK(v == "1b");
+  CHECK(tx.Get("c", &v).IsNotFound());
+  using KV = std::vector<std::pair<std::string, std::string>>;
+  CHECK(Scan(tx) == KV{{"a", "1b"}, {"b", "2"}, {"d", "4"}, {"e", "5"}});
+  CHECK(Scan(tx, "b", "e") == KV{{"b", "2"}, {"d", "4"}});
+  CHECK(Scan(block) == KV{{"a", "1"}, {"b", "2"}, {"e", "5"}});
+  block.Apply(tx.changes());
+  CHECK(Scan(block) == KV{{"a", "1b"}, {"b", "2"}, {"d", "4"}, {"e", "5"}});
+  // The committed store is untouched until the block is staged and committed.
+  CHECK(Scan(*store) == KV{{"a", "1"}, {"c", "3"}, {"e", "5"}});
+  REQUIRE(store->Stage(2, block.changes()).ok());
+  REQUIRE(store->Commit().ok());
+  CHECK(Scan(*store) == KV{{"a", "1b"}, {"b", "2"}, {"d", "4"}, {"e", "5"}});
+}
+
+TEST_CASE("size limits and empty values are refused with the limit named", "[store]") {
+  TempDir dir;
+  StoreOptions o = Options(dir.path());
+  o.limits.max_key_bytes = 8;
+  o.limits.max_value_bytes = 16;
+  auto store = OpenStore(o);
+  Branch b(*store, store->limits());
+  CHECK_THAT(b.Set("123456789", "v").message(), Catch::Contains("store.max_key_bytes"));
+  CHECK_THAT(b.Set("k", std::string(17, 'x')).message(), Catch::Contains("store.max_value_bytes"));
+  CHECK_THAT(b.Set("k", "").message(), Catch::Contains("empty value"));
+  CHECK_THAT(b.Set("", "v").message(), Catch::Contains("empty key"));
+  CHECK(store->Stage(1, ChangeSet{{"123456789", "v"}}).status().code() ==
+        Status::Code::kInvalidArgument);
+}
