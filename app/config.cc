@@ -39,6 +39,25 @@ std::function<bool(const toml::node&, Config*)> ReadSize(std::size_t Config::*fi
   };
 }
 
+std::function<bool(const toml::node&, Config*)> ReadInt(std::int64_t Config::*field,
+                                                        std::int64_t min, std::int64_t max) {
+  return [=](const toml::node& n, Config* c) {
+    if (!n.is_integer()) return false;
+    const std::int64_t v = *n.value<std::int64_t>();
+    if (v < min || v > max) return false;
+    c->*field = v;
+    return true;
+  };
+}
+
+std::function<bool(const toml::node&, Config*)> ReadBool(bool Config::*field) {
+  return [field](const toml::node& n, Config* c) {
+    if (!n.is_boolean()) return false;
+    c->*field = *n.value<bool>();
+    return true;
+  };
+}
+
 const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
   static const auto* schema = new std::map<std::string, std::map<std::string, KeySpec>>{
       {"abci",
@@ -62,6 +81,22 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
        {
            {"dir", {"a string, a directory path (relative to the home directory)",
                     ReadString(&Config::db_dir)}},
+       }},
+      {"store",
+       {
+           {"keep_recent", {"an integer from 0 (keep all) to 1000000000",
+                            ReadInt(&Config::keep_recent, 0, 1'000'000'000)}},
+           {"prune_interval", {"an integer from 1 to 1000000",
+                               ReadInt(&Config::prune_interval, 1, 1'000'000)}},
+           {"max_key_bytes", {"an integer from 1 to 65536",
+                              ReadSize(&Config::max_key_bytes, 1, 65536)}},
+           {"max_value_bytes", {"an integer from 1 to 67108864",
+                                ReadSize(&Config::max_value_bytes, 1, 64 << 20)}},
+           {"page_cache_pages", {"an integer from 0 to 100000000",
+                                 ReadSize(&Config::page_cache_pages, 0, 100'000'000)}},
+           {"block_cache_bytes", {"an integer from 0 to 68719476736",
+                                  ReadSize(&Config::block_cache_bytes, 0, 64ll << 30)}},
+           {"verify_on_open", {"a boolean", ReadBool(&Config::verify_on_open)}},
        }},
   };
   return *schema;
@@ -208,7 +243,37 @@ std::string DefaultConfigToml() {
         "[db]\n"
         "# The LevelDB directory holding committed state, relative to the home directory.\n"
         "dir = \""
-     << d.db_dir << "\"\n";
+     << d.db_dir
+     << "\"\n"
+        "\n"
+        "[store]\n"
+        "# Committed versions (heights) kept for queries and proofs at past heights; 0 keeps all.\n"
+        "keep_recent = "
+     << d.keep_recent
+     << "\n"
+        "# Prune every this many blocks (inside the commit, so a crash cannot half-prune).\n"
+        "prune_interval = "
+     << d.prune_interval
+     << "\n"
+        "# Largest key and value a transaction may write, in bytes. Changing these changes which\n"
+        "# transactions succeed: every validator must use the same values.\n"
+        "max_key_bytes = "
+     << d.max_key_bytes
+     << "\n"
+        "max_value_bytes = "
+     << d.max_value_bytes
+     << "\n"
+        "# Tree pages kept in memory (about 1 KiB each), and LevelDB's block cache in bytes.\n"
+        "page_cache_pages = "
+     << d.page_cache_pages
+     << "\n"
+        "block_cache_bytes = "
+     << d.block_cache_bytes
+     << "\n"
+        "# Read every table with checksums when kairosd starts, naming a corrupt file.\n"
+        "# Costs one full read of the database (seconds per GB).\n"
+        "verify_on_open = "
+     << (d.verify_on_open ? "true" : "false") << "\n";
   return os.str();
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "store/status.h"
@@ -22,6 +23,14 @@ struct Config {
   std::string log_format = "plain";
   // [db]
   std::string db_dir = "data";  // relative paths are taken from the home directory
+  // [store]
+  std::int64_t keep_recent = 100;
+  std::int64_t prune_interval = 10;
+  std::size_t max_key_bytes = 4096;
+  std::size_t max_value_bytes = 4u << 20;
+  std::size_t page_cache_pages = 200000;
+  std::size_t block_cache_bytes = 128u << 20;
+  bool verify_on_open = true;
 };
 
 // Parses TOML text. Unknown keys and bad values are errors that name the key and the expected

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "app/logging.h"
+#include "app/proofs.h"
 #include "app/version.h"
 #include "store/sha256.h"
 
@@ -11,11 +12,10 @@ namespace kairos::app {
 
 namespace {
 
-// Keys of the committed state in LevelDB.
+// Keys of the chain identity and the block height in the store.
 constexpr char kKeyChainId[] = "meta/chain_id";
 constexpr char kKeyInitialHeight[] = "meta/initial_height";
 constexpr char kKeyHeight[] = "meta/height";
-constexpr char kKeyAppHash[] = "meta/app_hash";
 
 std::string EncodeInt64(std::int64_t v) {
   std::string out(8, '\0');
@@ -69,81 +69,190 @@ std::int64_t ProtoSizeOfTx(const std::string& tx) {
   return 1 + len_bytes + static_cast<std::int64_t>(tx.size());
 }
 
-}  // namespace
-
-Result<std::unique_ptr<KairosApp>> KairosApp::Open(std::unique_ptr<store::Db> db) {
-  ChainState state;
-  std::string value;
-  Status s = db->Get(kKeyHeight, &value);
-  if (s.IsNotFound()) {
-    Log()->info("no committed state in {}: waiting for InitChain", db->dir());
-    return std::unique_ptr<KairosApp>(new KairosApp(std::move(db), state));
+bool DecodeHex(std::string_view hex, std::string* out) {
+  if (hex.size() % 2 != 0) return false;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  out->clear();
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out->push_back(static_cast<char>(hi << 4 | lo));
   }
-  if (!s.ok()) return s;
-  if (!DecodeInt64(value, &state.height) || state.height < 0) {
-    return Status::Corruption(db->dir() + ": " + kKeyHeight + " is not an 8-byte height");
-  }
-  if (s = db->Get(kKeyAppHash, &state.app_hash); !s.ok()) return s;
-  if (s = db->Get(kKeyChainId, &state.chain_id); !s.ok()) return s;
-  if (s = db->Get(kKeyInitialHeight, &value); !s.ok()) return s;
-  if (!DecodeInt64(value, &state.initial_height)) {
-    return Status::Corruption(db->dir() + ": " + kKeyInitialHeight + " is not an 8-byte height");
-  }
-  Log()->info("loaded committed state: chain {} height {} app hash {}",
-              Printable(state.chain_id), state.height, Hex(state.app_hash));
-  return std::unique_ptr<KairosApp>(new KairosApp(std::move(db), state));
+  return true;
 }
 
-KairosApp::KairosApp(std::unique_ptr<store::Db> db, ChainState committed)
-    : db_(std::move(db)), committed_(std::move(committed)) {}
+pb::ResponseQuery QueryError(std::uint32_t code, const char* codespace, std::string log) {
+  pb::ResponseQuery res;
+  res.set_code(code);
+  res.set_codespace(codespace);
+  res.set_log(std::move(log));
+  return res;
+}
 
-std::string KairosApp::NextAppHash(const std::string& prev, std::int64_t height,
-                                   const google::protobuf::RepeatedPtrField<std::string>& txs) {
-  store::Sha256 chain;
-  chain.Update("kairos/block/v1").Update(prev).Update(EncodeInt64(height));
-  chain.Update(EncodeInt64(txs.size()));
-  for (const std::string& tx : txs) chain.Update(store::Sha256Of(tx));
-  return store::ToBytes(chain.Finish());
+}  // namespace
+
+Result<std::unique_ptr<KairosApp>> KairosApp::Open(std::unique_ptr<store::MerkleStore> store) {
+  std::unique_ptr<KairosApp> app(new KairosApp(std::move(store)));
+  const store::MerkleStore& s = *app->store_;
+  if (s.version() == 0) {
+    Log()->info("no committed state in the store: waiting for InitChain");
+    return app;
+  }
+  std::string value;
+  if (Status st = s.Get(kKeyChainId, &value); st.ok()) {
+    app->chain_id_ = value;
+  } else if (!st.IsNotFound()) {
+    return st;
+  }
+  if (Status st = s.Get(kKeyInitialHeight, &value); st.ok()) {
+    if (!DecodeInt64(value, &app->initial_height_)) {
+      return Status::Corruption(std::string(kKeyInitialHeight) + " is not an 8-byte height");
+    }
+  } else if (!st.IsNotFound()) {
+    return st;
+  }
+  Log()->info("loaded committed state: chain {} height {} app hash {}",
+              Printable(app->chain_id_), s.version(), Hex(app->last_app_hash()));
+  return app;
+}
+
+KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store)
+    : store_(std::move(store)),
+      check_state_(std::make_unique<store::Branch>(*store_, store_->limits())) {}
+
+std::string KairosApp::last_app_hash() const {
+  return store_->version() == 0 ? std::string() : store::ToBytes(store_->root_hash());
+}
+
+std::pair<std::string, std::string> KairosApp::TxWrite(const std::string& tx) {
+  const auto eq = tx.find('=');
+  if (eq != std::string::npos && eq > 0 && eq + 1 < tx.size()) {
+    return {"kv/" + tx.substr(0, eq), tx.substr(eq + 1)};
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string key = "tx/";
+  for (std::uint8_t b : store::Sha256Of(tx)) {
+    key.push_back(kHex[b >> 4]);
+    key.push_back(kHex[b & 0xf]);
+  }
+  return {std::move(key), tx};
+}
+
+void KairosApp::ApplyTx(const std::string& tx, store::KvStore& branch, std::uint32_t* code,
+                        std::string* log) const {
+  *code = 0;
+  log->clear();
+  if (tx.empty()) {
+    *code = kCodeTxDecode;
+    *log = "tx parse error: empty tx";
+    return;
+  }
+  const auto [key, value] = TxWrite(tx);
+  if (Status s = branch.Set(key, value); !s.ok()) {
+    *code = kCodeInvalidRequest;
+    *log = "invalid request: " + s.message();
+  }
 }
 
 pb::ResponseInfo KairosApp::Info(const pb::RequestInfo& req) {
   Log()->debug("Info from CometBFT {} (ABCI {}): at height {}", Printable(req.version()),
-               Printable(req.abci_version()), committed_.height);
+               Printable(req.abci_version()), store_->version());
   pb::ResponseInfo res;
   res.set_data("kairos");
   res.set_version(kVersion);
   res.set_app_version(kAppProtocolVersion);
-  res.set_last_block_height(committed_.height);
-  res.set_last_block_app_hash(committed_.app_hash);
+  res.set_last_block_height(store_->version());
+  res.set_last_block_app_hash(last_app_hash());
   return res;
 }
 
 pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) {
-  pb::ResponseQuery res;
-  res.set_height(committed_.height);
-  if (req.height() != 0 && req.height() != committed_.height) {
-    res.set_code(kCodeInvalidHeight);
-    res.set_codespace(kCodespaceSdk);
-    res.set_log("path " + Printable(req.path()) + " is answered at the latest height (" +
-                std::to_string(committed_.height) + ") only; got height " +
-                std::to_string(req.height()));
-    return res;
+  const std::string& path = req.path();
+  if (path == "/store" || path == "store") return QueryStore(req.data(), req.height(), req.prove());
+  for (const std::string_view prefix : {"/store/", "store/"}) {
+    if (path.rfind(prefix, 0) == 0) {
+      std::string key;
+      if (!DecodeHex(std::string_view(path).substr(prefix.size()), &key)) {
+        return QueryError(kCodeInvalidRequest, kCodespaceSdk,
+                          "invalid request: the store path takes a hex key, as " +
+                              std::string(prefix) + "<hex>; got '" + Printable(path) + "'");
+      }
+      return QueryStore(key, req.height(), req.prove());
+    }
   }
-  if (req.path() == "/app/version") {
+  const std::int64_t latest = store_->version();
+  if (req.height() != 0 && req.height() != latest) {
+    return QueryError(kCodeInvalidHeight, kCodespaceSdk,
+                      "path " + Printable(path) + " is answered at the latest height (" +
+                          std::to_string(latest) + ") only; got height " +
+                          std::to_string(req.height()));
+  }
+  pb::ResponseQuery res;
+  res.set_height(latest);
+  if (path == "/app/version") {
     res.set_value(kVersion);
-  } else if (req.path() == "/app/height") {
-    res.set_value(std::to_string(committed_.height));
+  } else if (path == "/app/height") {
+    res.set_value(std::to_string(latest));
   } else {
-    res.set_code(kCodeUnknownRequest);
-    res.set_codespace(kCodespaceSdk);
-    res.set_log("unknown query path '" + Printable(req.path()) +
-                "'; known paths: /app/version, /app/height");
+    return QueryError(kCodeUnknownRequest, kCodespaceSdk,
+                      "unknown query path '" + Printable(path) +
+                          "'; known paths: /app/version, /app/height, /store/<hex key>, "
+                          "/store (key in data)");
   }
   return res;
 }
 
-pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx&) {
-  return {};  // every tx is accepted until transactions are decoded (a later issue)
+pb::ResponseQuery KairosApp::QueryStore(const std::string& key, std::int64_t height,
+                                        bool prove) const {
+  const std::int64_t at = height == 0 ? store_->version() : height;
+  if (key.empty()) {
+    return QueryError(kCodeInvalidRequest, kCodespaceSdk, "invalid request: empty store key");
+  }
+  if (Status s = store_->CheckVersion(at); !s.ok()) {
+    return QueryError(kCodeInvalidHeight, kCodespaceSdk, "invalid height: " + s.message());
+  }
+  pb::ResponseQuery res;
+  res.set_key(key);
+  res.set_height(at);
+  std::string value;
+  if (Status s = store_->GetAt(at, key, &value); s.ok()) {
+    res.set_value(std::move(value));
+  } else if (s.IsNotFound()) {
+    res.set_log("key not found");
+  } else {
+    Log()->error("store query at height {} failed: {}", at, s.ToString());
+    return QueryError(1, "undefined", "internal error: " + s.ToString());
+  }
+  if (prove) {
+    store::KeyProof proof;
+    if (Status s = store_->Prove(at, key, &proof); !s.ok()) {
+      Log()->error("proof at height {} failed: {}", at, s.ToString());
+      return QueryError(1, "undefined", "internal error: " + s.ToString());
+    }
+    *res.mutable_proof_ops() = ToProofOps(key, proof);
+  }
+  return res;
+}
+
+pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx& req) {
+  pb::ResponseCheckTx res;
+  store::Branch tx(*check_state_, store_->limits());
+  std::uint32_t code = 0;
+  std::string log;
+  ApplyTx(req.tx(), tx, &code, &log);
+  if (code == 0) {
+    check_state_->Apply(tx.changes());
+  } else {
+    res.set_code(code);
+    res.set_codespace(kCodespaceSdk);
+    res.set_log(std::move(log));
+  }
+  return res;
 }
 
 pb::ResponseInsertTx KairosApp::InsertTx(const pb::RequestInsertTx&) {
@@ -159,21 +268,27 @@ pb::ResponseInsertTx KairosApp::InsertTx(const pb::RequestInsertTx&) {
 pb::ResponseReapTxs KairosApp::ReapTxs(const pb::RequestReapTxs&) { return {}; }
 
 pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
-  if (committed_.height != 0) {
-    throw std::runtime_error("InitChain at height " + std::to_string(committed_.height) +
+  if (store_->version() != 0) {
+    throw std::runtime_error("InitChain at height " + std::to_string(store_->version()) +
                              ": the chain was initialised already (reset CometBFT and kairosd "
                              "data together)");
   }
-  ChainState genesis;
-  genesis.chain_id = req.chain_id();
-  genesis.initial_height = req.initial_height() > 0 ? req.initial_height() : 1;
-  next_ = genesis;  // committed together with the first block
-  next_tx_count_ = 0;
-  Log()->info("InitChain: chain {} initial height {} with {} validator(s)",
-              Printable(genesis.chain_id), genesis.initial_height, req.validators_size());
+  chain_id_ = req.chain_id();
+  initial_height_ = req.initial_height() > 0 ? req.initial_height() : 1;
+  genesis_.clear();
+  if (!chain_id_.empty()) genesis_[kKeyChainId] = chain_id_;
+  genesis_[kKeyInitialHeight] = EncodeInt64(initial_height_);
+  init_chain_seen_ = true;
+  // The genesis root, computed now and committed with the first block.
+  auto root = store_->Stage(initial_height_, genesis_);
+  if (!root.ok()) throw std::runtime_error("staging the genesis state: " + root.status().ToString());
+  Log()->info("InitChain: chain {} initial height {} with {} validator(s), genesis app hash {}",
+              Printable(chain_id_), initial_height_, req.validators_size(),
+              Hex(store::ToBytes(*root)));
   pb::ResponseInitChain res;
   *res.mutable_validators() = req.validators();
-  return res;  // empty app_hash: the genesis state is the empty state
+  res.set_app_hash(store::ToBytes(*root));
+  return res;
 }
 
 pb::ResponsePrepareProposal KairosApp::PrepareProposal(const pb::RequestPrepareProposal& req) {
@@ -204,62 +319,71 @@ pb::ResponseVerifyVoteExtension KairosApp::VerifyVoteExtension(
 
 pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBlock& req) {
   block_started_ = std::chrono::steady_clock::now();
-  // Always computed from the committed state, so a block re-sent after a crash (or a second
-  // FinalizeBlock before Commit) gives the same result.
-  ChainState base = committed_;
-  if (committed_.height == 0 && next_) {
-    // Nothing committed yet: the chain identity comes from InitChain (held in next_). Take only
-    // that; next_ may already hold an uncommitted first block, which must not become the base.
-    base.chain_id = next_->chain_id;
-    base.initial_height = next_->initial_height;
-  }
-  const std::int64_t expected = base.height == 0 ? base.initial_height : base.height + 1;
+  const std::int64_t last = store_->version();
+  const std::int64_t expected = last == 0 ? initial_height_ : last + 1;
   // abci-cli leaves height unset; a node always sets it.
   const std::int64_t height = req.height() == 0 ? expected : req.height();
   if (height != expected) {
     throw std::runtime_error("FinalizeBlock for height " + std::to_string(height) +
                              " but the next height is " + std::to_string(expected) +
-                             " (last committed " + std::to_string(committed_.height) + ")");
+                             " (last committed " + std::to_string(last) + ")");
   }
-  ChainState next = base;
-  next.height = height;
-  next.app_hash = NextAppHash(base.app_hash, height, req.txs());
-  next_ = next;
-  next_tx_count_ = static_cast<std::size_t>(req.txs_size());
-
+  // Always from the last committed state: a block re-sent after a crash, or a second
+  // FinalizeBlock before Commit, gives the same result.
+  store::Branch block(*store_, store_->limits());
+  if (last == 0) block.Apply(genesis_);
   pb::ResponseFinalizeBlock res;
-  for (int i = 0; i < req.txs_size(); ++i) res.add_tx_results();  // code 0
-  res.set_app_hash(next.app_hash);
+  for (const std::string& tx : req.txs()) {
+    store::Branch branch(block, store_->limits());
+    std::uint32_t code = 0;
+    std::string log;
+    ApplyTx(tx, branch, &code, &log);
+    pb::ExecTxResult* result = res.add_tx_results();
+    if (code == 0) {
+      block.Apply(branch.changes());
+    } else {
+      result->set_code(code);
+      result->set_codespace(kCodespaceSdk);
+      result->set_log(std::move(log));
+    }
+  }
+  if (Status s = block.Set(kKeyHeight, EncodeInt64(height)); !s.ok()) {
+    throw std::runtime_error("writing the block height: " + s.ToString());
+  }
+  auto root = store_->Stage(height, block.changes());
+  if (!root.ok()) {
+    throw std::runtime_error("computing the app hash of block " + std::to_string(height) +
+                             ": " + root.status().ToString());
+  }
+  staged_height_ = height;
+  staged_txs_ = static_cast<std::size_t>(req.txs_size());
+  res.set_app_hash(store::ToBytes(*root));
   Log()->debug("FinalizeBlock {}: {} txs, app hash {}", height, req.txs_size(),
-               Hex(next.app_hash));
+               Hex(res.app_hash()));
   return res;
 }
 
 pb::ResponseCommit KairosApp::Commit(const pb::RequestCommit&) {
-  if (!next_ || next_->height == 0) {
+  if (staged_height_ == 0) {
     Log()->warn("Commit without a finalized block: nothing to commit at height {}",
-                committed_.height);
+                store_->version());
     return {};
   }
-  store::WriteBatch batch;
-  batch.Put(kKeyChainId, next_->chain_id);
-  batch.Put(kKeyInitialHeight, EncodeInt64(next_->initial_height));
-  batch.Put(kKeyHeight, EncodeInt64(next_->height));
-  batch.Put(kKeyAppHash, next_->app_hash);
-  if (Status s = db_->Write(batch); !s.ok()) {
+  if (Status s = store_->Commit(); !s.ok()) {
     // The disk is broken. Going on would answer from a state that is not durable.
     Log()->critical("Commit of height {} failed: {}. Stopping; the last durable height is {}.",
-                    next_->height, s.ToString(), committed_.height);
+                    staged_height_, s.ToString(), store_->version());
     spdlog::shutdown();
     std::_Exit(74);  // EX_IOERR
   }
-  committed_ = *next_;
-  next_.reset();
+  staged_height_ = 0;
+  genesis_.clear();
+  check_state_ = std::make_unique<store::Branch>(*store_, store_->limits());
   const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                             block_started_)
                       .count();
-  Log()->info("committed block {}: {} txs, app hash {}, {:.1f} ms", committed_.height,
-              next_tx_count_, Hex(committed_.app_hash), ms);
+  Log()->info("committed block {}: {} txs, app hash {}, {:.1f} ms", store_->version(),
+              staged_txs_, Hex(last_app_hash()), ms);
   return {};  // retain_height 0: CometBFT keeps every block
 }
 

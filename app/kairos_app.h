@@ -1,12 +1,15 @@
 // KairosApp: the state machine behind kairosd.
 //
-// For now its state is the chain's identity (chain_id, initial_height) and a hash chain over
-// the committed blocks: app_hash(H) = SHA-256("kairos/block/v1" || app_hash(H-1) || H ||
-// tx count || SHA-256 of each tx). Later issues replace it with the authenticated store.
+// State lives in the authenticated store (store/MerkleStore): the app hash is its root. Until
+// transactions are decoded (the next issue), a tx is applied as
+//   "key=value"  ->  kv/<key> = value
+//   anything else ->  tx/<sha256(tx) in hex> = tx
+// and every block also writes meta/height. InitChain writes the chain identity (meta/chain_id,
+// meta/initial_height), so the tree is never empty and can always prove absence.
 //
-// Durability: nothing reaches the disk before Commit. FinalizeBlock computes the next state
-// in memory; Commit writes it in one synced LevelDB batch. A crash between the two leaves the
-// previous height, and CometBFT's handshake re-sends the block.
+// Durability: nothing reaches the disk before Commit. FinalizeBlock applies the block to a
+// branch of the last committed state and stages the new version; Commit writes it in one
+// synced LevelDB batch. A block re-sent after a crash is applied again from the same state.
 //
 // Thread-safety: every Application method runs on the ABCI application executor, one at a
 // time (see abci/application.h); the class holds no locks.
@@ -19,21 +22,24 @@
 #include <string>
 
 #include "abci/application.h"
-#include "store/db.h"
+#include "store/branch.h"
+#include "store/merkle_store.h"
 
 namespace kairos::app {
 
 namespace pb = ::tendermint::abci;
 
 // sdk codespace codes used by this module (cosmos-sdk types/errors).
+inline constexpr std::uint32_t kCodeTxDecode = 2;
 inline constexpr std::uint32_t kCodeUnknownRequest = 6;
+inline constexpr std::uint32_t kCodeInvalidRequest = 18;
 inline constexpr std::uint32_t kCodeInvalidHeight = 26;
 inline constexpr char kCodespaceSdk[] = "sdk";
 
 class KairosApp final : public abci::Application {
  public:
-  // Loads the last committed state from `db`. Fails on a corrupt or unreadable database.
-  static Result<std::unique_ptr<KairosApp>> Open(std::unique_ptr<store::Db> db);
+  // Loads the chain identity from the last committed version of `store`.
+  static Result<std::unique_ptr<KairosApp>> Open(std::unique_ptr<store::MerkleStore> store);
 
   pb::ResponseInfo Info(const pb::RequestInfo& req) override;
   pb::ResponseQuery Query(const pb::RequestQuery& req) override;
@@ -55,27 +61,32 @@ class KairosApp final : public abci::Application {
   pb::ResponseApplySnapshotChunk ApplySnapshotChunk(
       const pb::RequestApplySnapshotChunk& req) override;
 
-  std::int64_t last_height() const { return committed_.height; }
-  const std::string& last_app_hash() const { return committed_.app_hash; }
+  std::int64_t last_height() const { return store_->version(); }
+  // Empty before the first block; otherwise the store root.
+  std::string last_app_hash() const;
+  const store::MerkleStore& store() const { return *store_; }
 
-  // The hash-chain step, exposed for tests.
-  static std::string NextAppHash(const std::string& prev, std::int64_t height,
-                                 const google::protobuf::RepeatedPtrField<std::string>& txs);
+  // The state key a tx writes (see the file comment), and its value. Exposed for tests.
+  static std::pair<std::string, std::string> TxWrite(const std::string& tx);
 
  private:
-  struct ChainState {
-    std::string chain_id;
-    std::int64_t initial_height = 1;
-    std::int64_t height = 0;  // last committed height; 0 before the first block
-    std::string app_hash;
-  };
+  explicit KairosApp(std::unique_ptr<store::MerkleStore> store);
 
-  explicit KairosApp(std::unique_ptr<store::Db> db, ChainState committed);
+  // Applies one tx to `branch`: code 0, or a code and log (the branch is then unchanged).
+  void ApplyTx(const std::string& tx, store::KvStore& branch, std::uint32_t* code,
+               std::string* log) const;
+  pb::ResponseQuery QueryStore(const std::string& key, std::int64_t height, bool prove) const;
 
-  std::unique_ptr<store::Db> db_;
-  ChainState committed_;             // what the disk holds
-  std::optional<ChainState> next_;   // InitChain or FinalizeBlock output, until Commit
-  std::size_t next_tx_count_ = 0;
+  std::unique_ptr<store::MerkleStore> store_;
+  std::string chain_id_;
+  std::int64_t initial_height_ = 1;
+  // InitChain's writes, applied with the first block (nothing is persisted before Commit).
+  store::ChangeSet genesis_;
+  bool init_chain_seen_ = false;
+  // CheckTx's view: the committed state plus the txs checked since. Reset at Commit.
+  std::unique_ptr<store::Branch> check_state_;
+  std::int64_t staged_height_ = 0;
+  std::size_t staged_txs_ = 0;
   std::chrono::steady_clock::time_point block_started_;
 };
 

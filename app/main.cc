@@ -11,7 +11,7 @@
 #include "app/kairos_app.h"
 #include "app/logging.h"
 #include "app/version.h"
-#include "store/db.h"
+#include "store/merkle_store.h"
 
 namespace fs = std::filesystem;
 using namespace kairos;
@@ -74,9 +74,18 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   const fs::path db_dir = fs::path(config.db_dir).is_absolute()
                               ? fs::path(config.db_dir)
                               : fs::path(home) / config.db_dir;
-  Result<std::unique_ptr<store::Db>> db = store::Db::Open(db_dir.string());
+  store::StoreOptions store_options;
+  store_options.dir = db_dir.string();
+  store_options.limits.max_key_bytes = config.max_key_bytes;
+  store_options.limits.max_value_bytes = config.max_value_bytes;
+  store_options.keep_recent = config.keep_recent;
+  store_options.prune_interval = config.prune_interval;
+  store_options.page_cache_pages = config.page_cache_pages;
+  store_options.block_cache_bytes = config.block_cache_bytes;
+  store_options.verify_on_open = config.verify_on_open;
+  Result<std::unique_ptr<store::MerkleStore>> db = store::MerkleStore::Open(store_options);
   if (!db.ok()) {
-    app::Log()->critical("cannot open the database in {}: {}", db_dir.string(),
+    app::Log()->critical("cannot open the store in {}: {}", db_dir.string(),
                          db.status().ToString());
     return kExitFailure;
   }

@@ -27,6 +27,13 @@ void CheckSame(const Config& got, const Config& want) {
   CHECK(got.log_level == want.log_level);
   CHECK(got.log_format == want.log_format);
   CHECK(got.db_dir == want.db_dir);
+  CHECK(got.keep_recent == want.keep_recent);
+  CHECK(got.prune_interval == want.prune_interval);
+  CHECK(got.max_key_bytes == want.max_key_bytes);
+  CHECK(got.max_value_bytes == want.max_value_bytes);
+  CHECK(got.page_cache_pages == want.page_cache_pages);
+  CHECK(got.block_cache_bytes == want.block_cache_bytes);
+  CHECK(got.verify_on_open == want.verify_on_open);
 }
 
 Config MustParse(const std::string& toml) {
@@ -213,7 +220,9 @@ TEST_CASE("the default config text mentions every key and parses to the defaults
   const std::string text = DefaultConfigToml();
   for (const char* line :
        {"[abci]\n", "\naddress = ", "\nmax_frame_bytes = ", "\nmax_pending_requests = ",
-        "\nio_threads = ", "[log]\n", "\nlevel = ", "\nformat = ", "[db]\n", "\ndir = "}) {
+        "\nio_threads = ", "[log]\n", "\nlevel = ", "\nformat = ", "[db]\n", "\ndir = ", "[store]\n", "\nkeep_recent = ",
+        "\nprune_interval = ", "\nmax_key_bytes = ", "\nmax_value_bytes = ",
+        "\npage_cache_pages = ", "\nblock_cache_bytes = ", "\nverify_on_open = "}) {
     CHECK_THAT(text, Catch::Contains(line));
   }
   CheckSame(MustParse(text), Config{});
@@ -224,4 +233,26 @@ TEST_CASE("config.toml.example is exactly what kairosd init writes", "[config]")
   const std::string example = ReadFile(root / "config.toml.example");
   CHECK(example == DefaultConfigToml());
   CheckSame(MustParse(example), Config{});
+}
+
+TEST_CASE("the [store] keys are read and checked", "[config]") {
+  const Config c = MustParse(
+      "[store]\nkeep_recent = 0\nprune_interval = 5\nmax_key_bytes = 64\n"
+      "max_value_bytes = 1024\npage_cache_pages = 10\nblock_cache_bytes = 0\n"
+      "verify_on_open = false\n");
+  CHECK(c.keep_recent == 0);
+  CHECK(c.prune_interval == 5);
+  CHECK(c.max_key_bytes == 64);
+  CHECK(c.max_value_bytes == 1024);
+  CHECK(c.page_cache_pages == 10);
+  CHECK(c.block_cache_bytes == 0);
+  CHECK_FALSE(c.verify_on_open);
+  CHECK_THAT(ErrorOf("[store]\nkeep_recent = -1\n"),
+             Catch::Contains("store.keep_recent must be an integer from 0"));
+  CHECK_THAT(ErrorOf("[store]\nprune_interval = 0\n"),
+             Catch::Contains("store.prune_interval must be an integer from 1"));
+  CHECK_THAT(ErrorOf("[store]\nverify_on_open = \"yes\"\n"),
+             Catch::Contains("store.verify_on_open must be a boolean, got \"yes\""));
+  CHECK_THAT(ErrorOf("[store]\nkeep = 1\n"),
+             Catch::Contains("unknown key 'store.keep'") && Catch::Contains("keep_recent"));
 }

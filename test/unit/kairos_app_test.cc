@@ -1,15 +1,20 @@
-// Unit tests for app/kairos_app: the hash-chain state machine over a real LevelDB in a temp dir.
+// Unit tests for app/kairos_app: the state machine over a real MerkleStore in a temp dir, its
+// app hash checked against the reference SMT root of the state it should hold.
 #include <catch2/catch.hpp>
 
 #include <initializer_list>
+#include <map>
+#include <vector>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "abci/dispatcher.h"
 #include "app/kairos_app.h"
+#include "cosmos/ics23/v1/proofs.pb.h"
 #include "app/version.h"
-#include "store/db.h"
+#include "smt_reference.h"
+#include "store/merkle_store.h"
 #include "temp_dir.h"
 
 using kairos::app::KairosApp;
@@ -31,7 +36,12 @@ class Node {
   // Opens (or reopens) the app on the database in the temp dir.
   KairosApp& Open() {
     app_.reset();  // closes the database first, as a process exit would
-    auto db = kairos::store::Db::Open(dir_ / "data");
+    kairos::store::StoreOptions options;
+    options.dir = dir_ / "data";
+    options.limits = limits;
+    options.keep_recent = 3;
+    options.prune_interval = 1;
+    auto db = kairos::store::MerkleStore::Open(options);
     REQUIRE(db.ok());
     auto app = KairosApp::Open(std::move(*db));
     REQUIRE(app.ok());
@@ -41,6 +51,7 @@ class Node {
   // Destroys the app without anything else: a crash at this instant, as far as disk goes.
   void Crash() { app_.reset(); }
   KairosApp& app() { return *app_; }
+  kairos::store::KvLimits limits;
 
  private:
   kairos::test::TempDir dir_;
@@ -75,6 +86,35 @@ pb::ResponseQuery Query(KairosApp& app, const std::string& path, std::int64_t he
   return app.Query(req);
 }
 
+std::string BE64(std::int64_t v) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(static_cast<std::uint64_t>(v) >> (56 - 8 * i));
+  return out;
+}
+
+// The state the app should hold, and its reference root.
+struct Model {
+  std::map<std::string, std::string> state;
+
+  void Genesis(const std::string& chain_id, std::int64_t initial_height) {
+    state["meta/chain_id"] = chain_id;
+    state["meta/initial_height"] = BE64(initial_height);
+  }
+  void Apply(std::int64_t height, const Txs& txs) {
+    for (const auto& tx : txs) {
+      if (!tx.empty()) state.insert_or_assign(KairosApp::TxWrite(tx).first, KairosApp::TxWrite(tx).second);
+    }
+    state["meta/height"] = BE64(height);
+  }
+  std::string Root() const {
+    std::vector<std::pair<kairos::store::Hash, kairos::store::Hash>> leaves;
+    for (const auto& [k, v] : state) {
+      leaves.emplace_back(kairos::store::Sha256Of(k), kairos::store::Sha256Of(v));
+    }
+    return kairos::store::ToBytes(kairos::test::ReferenceRoot(leaves));
+  }
+};
+
 void CheckInfo(KairosApp& app, std::int64_t height, const std::string& app_hash) {
   const pb::ResponseInfo info = app.Info({});
   CHECK(info.last_block_height() == height);
@@ -103,66 +143,121 @@ TEST_CASE("Info before InitChain reports the empty chain", "[kairos_app]") {
   CHECK(info.version() == kairos::kVersion);
 }
 
-TEST_CASE("InitChain echoes the validators and returns an empty app hash", "[kairos_app]") {
+TEST_CASE("InitChain echoes the validators and returns the genesis root", "[kairos_app]") {
   Node node;
+  KairosApp& app = node.Open();
   pb::RequestInitChain req;
   req.set_chain_id("kairos-test");
-  for (int i = 0; i < 3; ++i) {
-    auto* v = req.add_validators();
-    v->mutable_pub_key()->set_ed25519(std::string(32, static_cast<char>('a' + i)));
-    v->set_power(10 + i);
-  }
-  const pb::ResponseInitChain res = node.Open().InitChain(req);
-  REQUIRE(res.validators_size() == 3);
-  for (int i = 0; i < 3; ++i) {
-    CHECK(res.validators(i).SerializeAsString() == req.validators(i).SerializeAsString());
-  }
-  CHECK(res.app_hash().empty());
+  req.set_initial_height(1);
+  auto* v = req.add_validators();
+  v->mutable_pub_key()->set_ed25519(std::string(32, '\x07'));
+  v->set_power(10);
+  const pb::ResponseInitChain res = app.InitChain(req);
+  REQUIRE(res.validators_size() == 1);
+  CHECK(res.validators(0).pub_key().ed25519() == std::string(32, '\x07'));
+  CHECK(res.validators(0).power() == 10);
+  Model genesis;
+  genesis.Genesis("kairos-test", 1);
+  CHECK(res.app_hash() == genesis.Root());
   CHECK_FALSE(res.has_consensus_params());
+  CheckInfo(app, 0, "");  // nothing is committed by InitChain
 }
 
-TEST_CASE("FinalizeBlock answers each tx and returns the next hash-chain step", "[kairos_app]") {
+TEST_CASE("TxWrite: key=value sets kv/key, anything else is recorded by hash", "[kairos_app]") {
+  CHECK(KairosApp::TxWrite("name=satoshi") == std::pair<std::string, std::string>("kv/name", "satoshi"));
+  CHECK(KairosApp::TxWrite("a=b=c") == std::pair<std::string, std::string>("kv/a", "b=c"));
+  for (const std::string& tx : std::vector<std::string>{"plain", "=value", "key=", std::string("\x00\xff", 2)}) {
+    const auto [key, value] = KairosApp::TxWrite(tx);
+    CHECK(key.rfind("tx/", 0) == 0);
+    CHECK(key.size() == 3 + 64);
+    CHECK(value == tx);
+  }
+}
+
+TEST_CASE("FinalizeBlock answers each tx and returns the root of the new state", "[kairos_app]") {
   Node node;
   KairosApp& app = node.Open();
   InitChain(app, 1);
-  const Txs txs = MakeTxs({"a", "bb", std::string("\x00\xff", 2)});
+  const Txs txs = MakeTxs({"a=1", "bb", std::string("\x00\xff", 2), "a=2"});
   const pb::ResponseFinalizeBlock res = Finalize(app, 1, txs);
-  REQUIRE(res.tx_results_size() == 3);
+  REQUIRE(res.tx_results_size() == 4);
   for (const auto& r : res.tx_results()) CHECK(r.code() == 0);
-  CHECK(res.app_hash().size() == 32);
-  CHECK(res.app_hash() == KairosApp::NextAppHash("", 1, txs));
+  Model model;
+  model.Genesis("kairos-test", 1);
+  model.Apply(1, txs);
+  CHECK(model.state.at("kv/a") == "2");  // later txs see earlier ones
+  CHECK(res.app_hash() == model.Root());
   CHECK(Finalize(app, 1, {}).tx_results_size() == 0);
 }
 
-TEST_CASE("the app hash changes every block and depends on the txs", "[kairos_app]") {
-  const Txs ab = MakeTxs({"a", "b"});
-  const std::string h1 = KairosApp::NextAppHash("", 1, ab);
-  CHECK(KairosApp::NextAppHash("", 1, ab) == h1);                       // deterministic
-  CHECK(KairosApp::NextAppHash("", 2, ab) != h1);                       // height
-  CHECK(KairosApp::NextAppHash("x", 1, ab) != h1);                      // previous hash
-  CHECK(KairosApp::NextAppHash("", 1, MakeTxs({"b", "a"})) != h1);      // order
-  CHECK(KairosApp::NextAppHash("", 1, MakeTxs({"ab"})) != h1);          // boundaries
-  CHECK(KairosApp::NextAppHash("", 1, MakeTxs({"a", "b", ""})) != h1);  // count
+TEST_CASE("a failing tx gets a code and leaves the state as it was", "[kairos_app]") {
+  Node node;
+  node.limits.max_value_bytes = 16;  // the genesis chain id (11 bytes) still fits
+  KairosApp& app = node.Open();
+  InitChain(app, 1);
+  const Txs txs = MakeTxs({"ok=1", "", "big=12345678901234567", "ok2=2"});
+  const pb::ResponseFinalizeBlock res = Finalize(app, 1, txs);
+  REQUIRE(res.tx_results_size() == 4);
+  CHECK(res.tx_results(0).code() == 0);
+  CHECK(res.tx_results(1).code() == kairos::app::kCodeTxDecode);
+  CHECK_THAT(res.tx_results(1).log(), Catch::Contains("empty tx"));
+  CHECK(res.tx_results(2).code() == kairos::app::kCodeInvalidRequest);
+  CHECK(res.tx_results(2).codespace() == "sdk");
+  CHECK_THAT(res.tx_results(2).log(), Catch::Contains("store.max_value_bytes"));
+  CHECK(res.tx_results(3).code() == 0);
+  Model model;
+  model.Genesis("kairos-test", 1);
+  model.Apply(1, MakeTxs({"ok=1", "ok2=2"}));
+  CHECK(res.app_hash() == model.Root());
+}
 
+TEST_CASE("CheckTx runs the tx on the check state", "[kairos_app]") {
+  Node node;
+  node.limits.max_value_bytes = 8;
+  KairosApp& app = node.Open();
+  pb::RequestCheckTx req;
+  req.set_tx("k=v");
+  CHECK(app.CheckTx(req).code() == 0);
+  req.set_tx("");
+  const pb::ResponseCheckTx empty = app.CheckTx(req);
+  CHECK(empty.code() == kairos::app::kCodeTxDecode);
+  CHECK(empty.codespace() == "sdk");
+  req.set_tx("k=123456789");
+  const pb::ResponseCheckTx big = app.CheckTx(req);
+  CHECK(big.code() == kairos::app::kCodeInvalidRequest);
+  CHECK_THAT(big.log(), Catch::Contains("store.max_value_bytes"));
+}
+
+TEST_CASE("the app hash changes every block and follows the state", "[kairos_app]") {
   Node node;
   KairosApp& app = node.Open();
-  const std::string b1 = Block(app, 1, ab);
-  const std::string b2 = Block(app, 2, ab);
-  const std::string b3 = Block(app, 3);
-  CHECK(b1 == h1);
-  CHECK(b2 == KairosApp::NextAppHash(b1, 2, ab));
-  CHECK(b3 == KairosApp::NextAppHash(b2, 3, {}));
-  CHECK(b1 != b2);
-  CHECK(b2 != b3);
+  InitChain(app, 1);
+  Model model;
+  model.Genesis("kairos-test", 1);
+  std::string previous;
+  for (int h = 1; h <= 4; ++h) {
+    const Txs txs = h == 3 ? Txs() : MakeTxs({"k" + std::to_string(h % 2) + "=" + std::to_string(h)});
+    model.Apply(h, txs);
+    const std::string hash = Block(app, h, txs);
+    CHECK(hash == model.Root());
+    CHECK(hash != previous);  // meta/height changes even in an empty block
+    previous = hash;
+  }
 }
 
 TEST_CASE("Commit persists exactly the committed height and hash", "[kairos_app]") {
   Node node;
   std::string hash;
+  Model model;
+  model.Genesis("kairos-test", 1);
   {
     KairosApp& app = node.Open();
     InitChain(app, 1);
-    for (int h = 1; h <= 3; ++h) hash = Block(app, h, MakeTxs({"tx" + std::to_string(h)}));
+    for (int h = 1; h <= 3; ++h) {
+      const Txs txs = MakeTxs({"tx" + std::to_string(h)});
+      model.Apply(h, txs);
+      hash = Block(app, h, txs);
+    }
     CheckInfo(app, 3, hash);
     CHECK(app.last_height() == 3);
     CHECK(app.last_app_hash() == hash);
@@ -171,39 +266,40 @@ TEST_CASE("Commit persists exactly the committed height and hash", "[kairos_app]
   CheckInfo(reopened, 3, hash);
   CHECK(Query(reopened, "/app/height").value() == "3");
   // The chain goes on from there.
-  CHECK(Finalize(reopened, 4, {}).app_hash() == KairosApp::NextAppHash(hash, 4, {}));
+  model.Apply(4, {});
+  CHECK(Finalize(reopened, 4, {}).app_hash() == model.Root());
 }
 
 TEST_CASE("a crash between FinalizeBlock and Commit leaves the previous height", "[kairos_app]") {
   Node node;
-  const Txs txs = MakeTxs({"x", "y"});
+  const Txs txs = MakeTxs({"x=1", "y=2"});
   std::string h1, h2;
   {
     KairosApp& app = node.Open();
     InitChain(app, 1);
     h1 = Block(app, 1, txs);
-    h2 = Finalize(app, 2, txs).app_hash();
+    h2 = Finalize(app, 2, MakeTxs({"x=3"})).app_hash();
     node.Crash();
   }
   KairosApp& app = node.Open();
   CheckInfo(app, 1, h1);
-  CHECK(Finalize(app, 2, txs).app_hash() == h2);  // the re-sent block gives the same hash
+  CHECK(Finalize(app, 2, MakeTxs({"x=3"})).app_hash() == h2);  // the re-sent block: same hash
   app.Commit({});
   CheckInfo(node.Open(), 2, h2);
 }
 
 TEST_CASE("a crash before the first Commit leaves the empty chain", "[kairos_app]") {
   Node node;
-  std::string h1;
+  std::string genesis, h1;
   {
     KairosApp& app = node.Open();
-    InitChain(app, 1);
+    genesis = InitChain(app, 1).app_hash();
     h1 = Finalize(app, 1, MakeTxs({"g"})).app_hash();
     node.Crash();
   }
   KairosApp& app = node.Open();
   CheckInfo(app, 0, "");
-  InitChain(app, 1);  // CometBFT replays InitChain for an app at height 0
+  CHECK(InitChain(app, 1).app_hash() == genesis);  // CometBFT replays InitChain at height 0
   CHECK(Finalize(app, 1, MakeTxs({"g"})).app_hash() == h1);
 }
 
@@ -253,29 +349,34 @@ TEST_CASE("FinalizeBlock for the wrong height throws, and the dispatcher reports
 TEST_CASE("FinalizeBlock height 0 means the next height", "[kairos_app]") {
   Node node;
   KairosApp& app = node.Open();
-  const std::string h1 = Block(app, 0);
-  CHECK(h1 == KairosApp::NextAppHash("", 1, {}));
+  Model model;  // no InitChain (abci-cli): no genesis keys
+  model.Apply(1, {});
+  CHECK(Block(app, 0) == model.Root());
   CHECK(app.last_height() == 1);
   const Txs txs = MakeTxs({"z"});
-  CHECK(Block(app, 0, txs) == KairosApp::NextAppHash(h1, 2, txs));
+  model.Apply(2, txs);
+  CHECK(Block(app, 0, txs) == model.Root());
   CHECK(app.last_height() == 2);
 }
 
 TEST_CASE("InitChain initial_height sets the first block's height", "[kairos_app]") {
   Node node;
-  std::string h5;
+  Model model;
+  model.Genesis("kairos-test", 5);
   {
     KairosApp& app = node.Open();
     InitChain(app, 5);
     CHECK_THROWS_WITH(Finalize(app, 1, {}), Catch::Contains("next height is 5"));
-    h5 = Block(app, 5);
-    CHECK(h5 == KairosApp::NextAppHash("", 5, {}));
+    model.Apply(5, {});
+    const std::string h5 = Block(app, 5);
+    CHECK(h5 == model.Root());
     CheckInfo(app, 5, h5);
   }
   // The initial height is committed with the first block; the next is 6 after a restart.
   KairosApp& app = node.Open();
   CHECK_THROWS_WITH(Finalize(app, 7, {}), Catch::Contains("next height is 6"));
-  CHECK(Finalize(app, 0, {}).app_hash() == KairosApp::NextAppHash(h5, 6, {}));
+  model.Apply(6, {});
+  CHECK(Finalize(app, 0, {}).app_hash() == model.Root());
 }
 
 TEST_CASE("InitChain on an initialised chain throws", "[kairos_app]") {
@@ -331,6 +432,110 @@ TEST_CASE("Query rejects an unknown path and a height other than the latest", "[
   }
 }
 
+namespace {
+
+std::string Hex(const std::string& bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 0xf]);
+  }
+  return out;
+}
+
+pb::ResponseQuery QueryKey(KairosApp& app, const std::string& key, std::int64_t height,
+                           bool prove) {
+  pb::RequestQuery req;
+  req.set_path("/store/" + Hex(key));
+  req.set_height(height);
+  req.set_prove(prove);
+  return app.Query(req);
+}
+
+// Applies an existence proof's ops: the root it commits to.
+std::string RootOfExistence(const cosmos::ics23::v1::ExistenceProof& p) {
+  using kairos::store::Sha256Of;
+  std::string h = kairos::store::ToBytes(Sha256Of(
+      std::string(1, '\0') + kairos::store::ToBytes(Sha256Of(p.key())) +
+      kairos::store::ToBytes(Sha256Of(p.value()))));
+  for (const auto& op : p.path()) h = kairos::store::ToBytes(Sha256Of(op.prefix() + h + op.suffix()));
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("store queries answer at any kept height, with proofs of the app hash",
+          "[kairos_app]") {
+  Node node;
+  KairosApp& app = node.Open();
+  InitChain(app, 1);
+  std::map<int, std::string> hashes;
+  for (int h = 1; h <= 6; ++h) hashes[h] = Block(app, h, MakeTxs({"a=" + std::to_string(h)}));
+  // keep_recent 3: heights 4..6 are kept.
+  for (int h = 4; h <= 6; ++h) {
+    INFO("height " << h);
+    const pb::ResponseQuery res = QueryKey(app, "kv/a", h, /*prove=*/true);
+    CHECK(res.code() == 0);
+    CHECK(res.value() == std::to_string(h));
+    CHECK(res.height() == h);
+    CHECK(res.key() == "kv/a");
+    REQUIRE(res.proof_ops().ops_size() == 1);
+    CHECK(res.proof_ops().ops(0).type() == "ics23:smt");
+    CHECK(res.proof_ops().ops(0).key() == "kv/a");
+    cosmos::ics23::v1::CommitmentProof proof;
+    REQUIRE(proof.ParseFromString(res.proof_ops().ops(0).data()));
+    REQUIRE(proof.has_exist());
+    CHECK(proof.exist().value() == std::to_string(h));
+    CHECK(RootOfExistence(proof.exist()) == hashes[h]);
+  }
+  // Height 0 is the latest; the key can also come in data with the path /store.
+  pb::RequestQuery req;
+  req.set_path("/store");
+  req.set_data("kv/a");
+  const pb::ResponseQuery latest = app.Query(req);
+  CHECK(latest.value() == "6");
+  CHECK(latest.height() == 6);
+  CHECK(latest.proof_ops().ops_size() == 0);  // prove=false
+
+  // An absent key: code 0, no value, and a non-existence proof whose neighbours commit to the
+  // app hash.
+  const pb::ResponseQuery absent = QueryKey(app, "kv/nope", 0, true);
+  CHECK(absent.code() == 0);
+  CHECK(absent.value().empty());
+  CHECK(absent.log() == "key not found");
+  cosmos::ics23::v1::CommitmentProof nonexist;
+  REQUIRE(nonexist.ParseFromString(absent.proof_ops().ops(0).data()));
+  REQUIRE(nonexist.has_nonexist());
+  CHECK(nonexist.nonexist().key() == "kv/nope");
+  REQUIRE((nonexist.nonexist().has_left() || nonexist.nonexist().has_right()));
+  if (nonexist.nonexist().has_left()) CHECK(RootOfExistence(nonexist.nonexist().left()) == hashes[6]);
+  if (nonexist.nonexist().has_right()) CHECK(RootOfExistence(nonexist.nonexist().right()) == hashes[6]);
+}
+
+TEST_CASE("store queries refuse bad keys and heights with a code and a reason", "[kairos_app]") {
+  Node node;
+  KairosApp& app = node.Open();
+  InitChain(app, 1);
+  for (int h = 1; h <= 6; ++h) Block(app, h);
+  const pb::ResponseQuery pruned = QueryKey(app, "meta/height", 2, false);
+  CHECK(pruned.code() == kairos::app::kCodeInvalidHeight);
+  CHECK_THAT(pruned.log(), Catch::Contains("not kept") && Catch::Contains("earliest kept version is 4"));
+  const pb::ResponseQuery future = QueryKey(app, "meta/height", 7, false);
+  CHECK(future.code() == kairos::app::kCodeInvalidHeight);
+  CHECK_THAT(future.log(), Catch::Contains("not committed yet"));
+  pb::RequestQuery req;
+  req.set_path("/store/xyz");
+  const pb::ResponseQuery bad_hex = app.Query(req);
+  CHECK(bad_hex.code() == kairos::app::kCodeInvalidRequest);
+  CHECK(bad_hex.codespace() == "sdk");
+  CHECK_THAT(bad_hex.log(), Catch::Contains("hex key"));
+  req.set_path("/store");
+  const pb::ResponseQuery empty = app.Query(req);
+  CHECK(empty.code() == kairos::app::kCodeInvalidRequest);
+  CHECK_THAT(empty.log(), Catch::Contains("empty store key"));
+}
+
 TEST_CASE("PrepareProposal keeps the txs that fit max_tx_bytes by proto size", "[kairos_app]") {
   Node node;
   KairosApp& app = node.Open();
@@ -366,7 +571,7 @@ TEST_CASE("the fixed answers: proposals and votes accepted, snapshots refused", 
   CHECK(app.ListSnapshots({}).snapshots_size() == 0);
   CHECK(app.LoadSnapshotChunk({}).chunk().empty());
   CHECK(app.ApplySnapshotChunk({}).result() == pb::ResponseApplySnapshotChunk::ABORT);
-  CHECK(app.CheckTx({}).code() == 0);
+  CHECK(app.CheckTx({}).code() == kairos::app::kCodeTxDecode);  // an empty tx
   CHECK(app.InsertTx({}).code() != 0);
   CHECK(app.ReapTxs({}).txs_size() == 0);
 }
