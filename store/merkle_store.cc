@@ -347,11 +347,13 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
   return store;
 }
 
-void MerkleStore::CachePage(std::string key, std::shared_ptr<const Page> page) const {
+void MerkleStore::CachePage(Version version, const NibblePath& path,
+                            std::shared_ptr<const Page> page) const {
   if (options_.page_cache_pages == 0) return;
-  if (pages_.count(key) != 0) return;
-  lru_.push_front(key);
-  pages_.emplace(std::move(key), std::make_pair(std::move(page), lru_.begin()));
+  PageId id{version, path};
+  if (pages_.count(id) != 0) return;
+  lru_.push_front(id);
+  pages_.emplace(id, std::make_pair(std::move(page), lru_.begin()));
   while (pages_.size() > options_.page_cache_pages) {
     pages_.erase(lru_.back());
     lru_.pop_back();
@@ -360,13 +362,12 @@ void MerkleStore::CachePage(std::string key, std::shared_ptr<const Page> page) c
 
 Result<std::shared_ptr<const Page>> MerkleStore::LoadPage(Version version,
                                                           const NibblePath& path) const {
-  std::string key = PageKey(version, path);
-  if (auto it = pages_.find(key); it != pages_.end()) {
+  if (auto it = pages_.find(PageId{version, path}); it != pages_.end()) {
     lru_.splice(lru_.begin(), lru_, it->second.second);
     return it->second.first;
   }
   std::string value;
-  const leveldb::Status s = db_->Get(VerifiedRead(), key, &value);
+  const leveldb::Status s = db_->Get(VerifiedRead(), PageKey(version, path), &value);
   if (!s.ok()) {
     return FromLevelDb(s, "reading the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()));
@@ -376,7 +377,7 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadPage(Version version,
     return Status::Corruption("the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()) + " is malformed");
   }
-  CachePage(std::move(key), page);
+  CachePage(version, path, page);
   return std::shared_ptr<const Page>(std::move(page));
 }
 
@@ -679,7 +680,7 @@ Status MerkleStore::Commit() {
   latest_ = staged_->root;
   earliest_ = staged_->new_earliest;
   for (auto& [path, page] : staged_->new_pages) {
-    CachePage(PageKey(latest_.version, path), std::move(page));
+    CachePage(latest_.version, path, std::move(page));
   }
   staged_.reset();
   return Status::OK();

@@ -112,7 +112,8 @@ class MerkleStore final : public KvReader, private PageReader {
                      std::string* value) const;
   Status ReadProofLeaf(Version version, const LeafPath& path, ExistenceProof* out) const;
   Status AddPruning(Version version, void* batch);  // leveldb::WriteBatch*
-  void CachePage(std::string key, std::shared_ptr<const Page> page) const;
+  void CachePage(Version version, const NibblePath& path,
+                 std::shared_ptr<const Page> page) const;
 
   StoreOptions options_;
   std::unique_ptr<leveldb::DB> db_;
@@ -123,9 +124,19 @@ class MerkleStore final : public KvReader, private PageReader {
   std::unique_ptr<Staged> staged_;
 
   // LRU page cache: pages are immutable, so a cached page never goes stale.
-  mutable std::list<std::string> lru_;
-  mutable std::unordered_map<std::string,
-                             std::pair<std::shared_ptr<const Page>, std::list<std::string>::iterator>>
+  struct PageId {
+    Version version;
+    NibblePath path;
+    bool operator==(const PageId& o) const { return version == o.version && path == o.path; }
+  };
+  struct PageIdHash {
+    std::size_t operator()(const PageId& id) const {
+      return id.path.Hash() ^ (static_cast<std::size_t>(id.version) * 0xff51afd7ed558ccdull);
+    }
+  };
+  mutable std::list<PageId> lru_;
+  mutable std::unordered_map<PageId, std::pair<std::shared_ptr<const Page>, std::list<PageId>::iterator>,
+                             PageIdHash>
       pages_;
 };
 

@@ -6,8 +6,35 @@
 
 namespace kairos::store {
 
+namespace {
+
+// The SHA-256 implementation, fetched once: passing EVP_sha256() to every call makes OpenSSL 3
+// look the algorithm up each time, which costs more than hashing 65 bytes.
+const EVP_MD* Sha256Md() {
+  static EVP_MD* md = [] {
+    EVP_MD* m = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    if (m == nullptr) throw std::bad_alloc();
+    return m;
+  }();
+  return md;
+}
+
+// One reusable context per thread for the one-shot helper.
+EVP_MD_CTX* ThreadContext() {
+  thread_local struct Holder {
+    Holder() : ctx(EVP_MD_CTX_new()) {
+      if (ctx == nullptr) throw std::bad_alloc();
+    }
+    ~Holder() { EVP_MD_CTX_free(ctx); }
+    EVP_MD_CTX* ctx;
+  } holder;
+  return holder.ctx;
+}
+
+}  // namespace
+
 Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
-  if (ctx_ == nullptr || EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) != 1) {
+  if (ctx_ == nullptr || EVP_DigestInit_ex2(ctx_, Sha256Md(), nullptr) != 1) {
     throw std::bad_alloc();
   }
 }
@@ -23,14 +50,17 @@ Hash Sha256::Finish() {
   Hash out{};
   unsigned int len = 0;
   EVP_DigestFinal_ex(ctx_, out.data(), &len);
-  EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr);
+  EVP_DigestInit_ex2(ctx_, Sha256Md(), nullptr);
   return out;
 }
 
 Hash Sha256Of(std::string_view bytes) {
+  EVP_MD_CTX* ctx = ThreadContext();
   Hash out{};
   unsigned int len = 0;
-  EVP_Digest(bytes.data(), bytes.size(), out.data(), &len, EVP_sha256(), nullptr);
+  EVP_DigestInit_ex2(ctx, Sha256Md(), nullptr);
+  EVP_DigestUpdate(ctx, bytes.data(), bytes.size());
+  EVP_DigestFinal_ex(ctx, out.data(), &len);
   return out;
 }
 

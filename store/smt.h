@@ -46,6 +46,7 @@ class NibblePath {
   void AppendTo(std::string* out) const;
   static bool Decode(std::string_view in, NibblePath* out);
   bool operator==(const NibblePath& o) const { return size_ == o.size_ && bytes_ == o.bytes_; }
+  std::size_t Hash() const;
 
  private:
   std::array<std::uint8_t, 32> bytes_{};
