@@ -4,6 +4,7 @@
 
 #include "abci/frame.h"
 #include "abci/log.h"
+#include "abci/varint.h"
 
 namespace kairos::abci {
 
@@ -45,48 +46,79 @@ pb::Response MakeException(std::string_view error) {
   return res;
 }
 
-pb::Response Dispatcher::Handle(const pb::Request& req) {
+namespace {
+
+// Appends `sub` as the Response field `field`, framed: uvarint(envelope size), then the
+// envelope (one length-delimited field). Byte-identical to serialising a Response holding only
+// `sub`, without building one.
+void AppendResponseFrame(int field, const google::protobuf::MessageLite& sub, std::string* out) {
+  const std::size_t inner = sub.ByteSizeLong();
+  std::uint8_t head[3 * kMaxUvarintBytes];
+  const std::size_t tag_len = EncodeUvarint(static_cast<std::uint64_t>(field) << 3 | 2, head);
+  std::uint8_t len[kMaxUvarintBytes];
+  const std::size_t len_len = EncodeUvarint(inner, len);
+  const std::size_t envelope = tag_len + len_len + inner;
+  std::uint8_t prefix[kMaxUvarintBytes];
+  const std::size_t prefix_len = EncodeUvarint(envelope, prefix);
+  out->append(reinterpret_cast<const char*>(prefix), prefix_len);
+  out->append(reinterpret_cast<const char*>(head), tag_len);
+  out->append(reinterpret_cast<const char*>(len), len_len);
+  const std::size_t offset = out->size();
+  out->resize(offset + inner);
+  sub.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(out->data() + offset));
+}
+
+}  // namespace
+
+void Dispatcher::HandleInto(const pb::Request& req, std::string* out) {
   using R = pb::Request;
-  pb::Response res;
+  using S = pb::Response;
   const auto method = req.value_case();
   Log()->trace("request {}", MethodName(method));
   try {
     switch (method) {
-      case R::kEcho: *res.mutable_echo() = app_.Echo(req.echo()); break;
-      case R::kFlush: res.mutable_flush(); break;
-      case R::kInfo: *res.mutable_info() = app_.Info(req.info()); break;
-      case R::kInitChain: *res.mutable_init_chain() = app_.InitChain(req.init_chain()); break;
-      case R::kQuery: *res.mutable_query() = app_.Query(req.query()); break;
-      case R::kCheckTx: *res.mutable_check_tx() = app_.CheckTx(req.check_tx()); break;
-      case R::kCommit: *res.mutable_commit() = app_.Commit(req.commit()); break;
+      case R::kEcho: return AppendResponseFrame(S::kEchoFieldNumber, app_.Echo(req.echo()), out);
+      case R::kFlush: return AppendResponseFrame(S::kFlushFieldNumber, pb::ResponseFlush(), out);
+      case R::kInfo: return AppendResponseFrame(S::kInfoFieldNumber, app_.Info(req.info()), out);
+      case R::kInitChain:
+        return AppendResponseFrame(S::kInitChainFieldNumber, app_.InitChain(req.init_chain()),
+                                   out);
+      case R::kQuery: return AppendResponseFrame(S::kQueryFieldNumber, app_.Query(req.query()), out);
+      case R::kCheckTx:
+        return AppendResponseFrame(S::kCheckTxFieldNumber, app_.CheckTx(req.check_tx()), out);
+      case R::kCommit:
+        return AppendResponseFrame(S::kCommitFieldNumber, app_.Commit(req.commit()), out);
       case R::kListSnapshots:
-        *res.mutable_list_snapshots() = app_.ListSnapshots(req.list_snapshots());
-        break;
+        return AppendResponseFrame(S::kListSnapshotsFieldNumber,
+                                   app_.ListSnapshots(req.list_snapshots()), out);
       case R::kOfferSnapshot:
-        *res.mutable_offer_snapshot() = app_.OfferSnapshot(req.offer_snapshot());
-        break;
+        return AppendResponseFrame(S::kOfferSnapshotFieldNumber,
+                                   app_.OfferSnapshot(req.offer_snapshot()), out);
       case R::kLoadSnapshotChunk:
-        *res.mutable_load_snapshot_chunk() = app_.LoadSnapshotChunk(req.load_snapshot_chunk());
-        break;
+        return AppendResponseFrame(S::kLoadSnapshotChunkFieldNumber,
+                                   app_.LoadSnapshotChunk(req.load_snapshot_chunk()), out);
       case R::kApplySnapshotChunk:
-        *res.mutable_apply_snapshot_chunk() = app_.ApplySnapshotChunk(req.apply_snapshot_chunk());
-        break;
+        return AppendResponseFrame(S::kApplySnapshotChunkFieldNumber,
+                                   app_.ApplySnapshotChunk(req.apply_snapshot_chunk()), out);
       case R::kPrepareProposal:
-        *res.mutable_prepare_proposal() = app_.PrepareProposal(req.prepare_proposal());
-        break;
+        return AppendResponseFrame(S::kPrepareProposalFieldNumber,
+                                   app_.PrepareProposal(req.prepare_proposal()), out);
       case R::kProcessProposal:
-        *res.mutable_process_proposal() = app_.ProcessProposal(req.process_proposal());
-        break;
-      case R::kExtendVote: *res.mutable_extend_vote() = app_.ExtendVote(req.extend_vote()); break;
+        return AppendResponseFrame(S::kProcessProposalFieldNumber,
+                                   app_.ProcessProposal(req.process_proposal()), out);
+      case R::kExtendVote:
+        return AppendResponseFrame(S::kExtendVoteFieldNumber, app_.ExtendVote(req.extend_vote()),
+                                   out);
       case R::kVerifyVoteExtension:
-        *res.mutable_verify_vote_extension() =
-            app_.VerifyVoteExtension(req.verify_vote_extension());
-        break;
+        return AppendResponseFrame(S::kVerifyVoteExtensionFieldNumber,
+                                   app_.VerifyVoteExtension(req.verify_vote_extension()), out);
       case R::kFinalizeBlock:
-        *res.mutable_finalize_block() = app_.FinalizeBlock(req.finalize_block());
-        break;
-      case R::kInsertTx: *res.mutable_insert_tx() = app_.InsertTx(req.insert_tx()); break;
-      case R::kReapTxs: *res.mutable_reap_txs() = app_.ReapTxs(req.reap_txs()); break;
+        return AppendResponseFrame(S::kFinalizeBlockFieldNumber,
+                                   app_.FinalizeBlock(req.finalize_block()), out);
+      case R::kInsertTx:
+        return AppendResponseFrame(S::kInsertTxFieldNumber, app_.InsertTx(req.insert_tx()), out);
+      case R::kReapTxs:
+        return AppendResponseFrame(S::kReapTxsFieldNumber, app_.ReapTxs(req.reap_txs()), out);
       case R::VALUE_NOT_SET: {
         // Either an empty frame or a method field this build does not know (it parses as an
         // unknown field, leaving the oneof unset).
@@ -94,23 +126,30 @@ pb::Response Dispatcher::Handle(const pb::Request& req) {
         const char* what = unknown ? "unknown ABCI request (a method this build does not know)"
                                    : "empty ABCI request (no method set)";
         Log()->error("{}: answering with an Exception", what);
-        return MakeException(what);
+        return AppendFrame(MakeException(what), out);
       }
     }
   } catch (const std::exception& e) {
     Log()->critical("{} failed: {}; answering with an Exception (CometBFT will stop)",
                     MethodName(method), e.what());
-    return MakeException(std::string(MethodName(method)) + " failed: " + e.what());
+    return AppendFrame(MakeException(std::string(MethodName(method)) + " failed: " + e.what()),
+                       out);
   } catch (...) {
     Log()->critical("{} failed with a non-standard exception; answering with an Exception",
                     MethodName(method));
-    return MakeException(std::string(MethodName(method)) + " failed: unknown exception");
+    return AppendFrame(
+        MakeException(std::string(MethodName(method)) + " failed: unknown exception"), out);
   }
-  return res;
 }
 
-void Dispatcher::HandleInto(const pb::Request& req, std::string* out) {
-  AppendFrame(Handle(req), out);
+pb::Response Dispatcher::Handle(const pb::Request& req) {
+  std::string frame;
+  HandleInto(req, &frame);
+  const UvarintResult len = DecodeUvarint(std::span<const std::uint8_t>(
+      reinterpret_cast<const std::uint8_t*>(frame.data()), frame.size()));
+  pb::Response res;
+  res.ParseFromArray(frame.data() + len.length, static_cast<int>(frame.size() - len.length));
+  return res;
 }
 
 }  // namespace kairos::abci

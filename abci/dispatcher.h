@@ -17,14 +17,15 @@ class Dispatcher {
   // REQUIRES: `app` outlives the dispatcher.
   explicit Dispatcher(Application& app) : app_(app) {}
 
-  // Serves one request. Never throws:
+  // Serves one request, appending the response to `out` as one frame. Never throws:
   // - an empty request, or one whose method this build does not know, gets a
   //   ResponseException and an error log line;
   // - an exception from the application (a broken node) becomes a ResponseException too.
-  pb::Response Handle(const pb::Request& req);
-
-  // As Handle(), appending the response to `out` as one frame.
+  // The frame is written straight from the method's response, without a Response envelope.
   void HandleInto(const pb::Request& req, std::string* out);
+
+  // As HandleInto(), returning the Response message (for tests and tools).
+  pb::Response Handle(const pb::Request& req);
 
   // "CheckTx", "FinalizeBlock", ..., or "Empty" for an unset oneof.
   static std::string_view MethodName(pb::Request::ValueCase c);

@@ -2,7 +2,7 @@
 
 namespace kairos::abci {
 
-std::shared_ptr<spdlog::logger> Log() {
+const std::shared_ptr<spdlog::logger>& Log() {
   static const std::shared_ptr<spdlog::logger> logger = [] {
     if (auto existing = spdlog::get("abci")) return existing;
     auto l = spdlog::default_logger()->clone("abci");

@@ -8,6 +8,6 @@
 
 namespace kairos::abci {
 
-std::shared_ptr<spdlog::logger> Log();
+const std::shared_ptr<spdlog::logger>& Log();
 
 }  // namespace kairos::abci

@@ -241,13 +241,10 @@ pb::ResponseQuery KairosApp::QueryStore(const std::string& key, std::int64_t hei
 
 pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx& req) {
   pb::ResponseCheckTx res;
-  store::Branch tx(*check_state_, store_->limits());
   std::uint32_t code = 0;
   std::string log;
-  ApplyTx(req.tx(), tx, &code, &log);
-  if (code == 0) {
-    check_state_->Apply(tx.changes());
-  } else {
+  ApplyTx(req.tx(), *check_state_, &code, &log);
+  if (code != 0) {
     res.set_code(code);
     res.set_codespace(kCodespaceSdk);
     res.set_log(std::move(log));
@@ -334,14 +331,11 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
   if (last == 0) block.Apply(genesis_);
   pb::ResponseFinalizeBlock res;
   for (const std::string& tx : req.txs()) {
-    store::Branch branch(block, store_->limits());
     std::uint32_t code = 0;
     std::string log;
-    ApplyTx(tx, branch, &code, &log);
+    ApplyTx(tx, block, &code, &log);
     pb::ExecTxResult* result = res.add_tx_results();
-    if (code == 0) {
-      block.Apply(branch.changes());
-    } else {
+    if (code != 0) {
       result->set_code(code);
       result->set_codespace(kCodespaceSdk);
       result->set_log(std::move(log));

@@ -72,7 +72,9 @@ class KairosApp final : public abci::Application {
  private:
   explicit KairosApp(std::unique_ptr<store::MerkleStore> store);
 
-  // Applies one tx to `branch`: code 0, or a code and log (the branch is then unchanged).
+  // Applies one tx to `branch`: code 0, or a code and log (the branch is then unchanged: a tx
+  // makes one write, which either happens or not. Txs that write several keys run on a branch
+  // of their own, applied only on success.)
   void ApplyTx(const std::string& tx, store::KvStore& branch, std::uint32_t* code,
                std::string* log) const;
   pb::ResponseQuery QueryStore(const std::string& key, std::int64_t height, bool prove) const;

@@ -54,7 +54,7 @@ void SetupLogging(const std::string& level, const std::string& format) {
   spdlog::flush_on(spdlog::level::warn);
 }
 
-std::shared_ptr<spdlog::logger> Log() {
+const std::shared_ptr<spdlog::logger>& Log() {
   static const std::shared_ptr<spdlog::logger> logger = [] {
     if (auto existing = spdlog::get("app")) return existing;
     auto l = spdlog::default_logger()->clone("app");

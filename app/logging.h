@@ -14,6 +14,6 @@ namespace kairos::app {
 void SetupLogging(const std::string& level, const std::string& format);
 
 // The app module's logger.
-std::shared_ptr<spdlog::logger> Log();
+const std::shared_ptr<spdlog::logger>& Log();
 
 }  // namespace kairos::app

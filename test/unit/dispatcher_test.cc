@@ -308,6 +308,28 @@ TEST_CASE("HandleInto appends the response as one frame", "[dispatcher]") {
   CHECK(decoder.Next(&frame) == FrameDecoder::Status::kNeedMore);
 }
 
+TEST_CASE("HandleInto's hand-built frames equal protobuf's serialisation of the Response",
+          "[dispatcher]") {
+  for (const Case& c : Cases()) {
+    INFO("method " << c.method);
+    RecordingApp app;
+    Dispatcher dispatcher(app);
+    R req;
+    c.fill(&req);
+    std::string frame;
+    dispatcher.HandleInto(req, &frame);
+    std::string want;
+    kairos::abci::AppendFrame(dispatcher.Handle(req), &want);
+    CHECK(frame == want);
+    pb::Response res;
+    REQUIRE(res.ParseFromString(want.substr(kairos::abci::DecodeUvarint(
+        {reinterpret_cast<const std::uint8_t*>(want.data()), want.size()}).length)));
+    std::string reserialised;
+    kairos::abci::AppendFrame(res, &reserialised);
+    CHECK(frame == reserialised);  // a canonical encoding, not just a parseable one
+  }
+}
+
 TEST_CASE("the default Echo returns the message unchanged", "[dispatcher]") {
   RecordingApp app;
   pb::RequestEcho req;
