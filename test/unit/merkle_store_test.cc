@@ -151,6 +151,9 @@ TEST_CASE("random operations agree with the reference model at every version", "
     }
     REQUIRE(store->Commit().ok());
     model = std::move(next);
+    // Each version, while it is the latest: the same values in the same iteration order.
+    REQUIRE(Scan(*store) == std::vector<std::pair<std::string, std::string>>(model.begin(),
+                                                                             model.end()));
     history[version] = model;
     roots[version] = *root;
     if (rng() % 10 == 0) {  // reopen from disk
