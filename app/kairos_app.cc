@@ -12,10 +12,9 @@ namespace kairos::app {
 
 namespace {
 
-// Keys of the chain identity and the block height in the store.
+// Keys of the chain identity in the store.
 constexpr char kKeyChainId[] = "meta/chain_id";
 constexpr char kKeyInitialHeight[] = "meta/initial_height";
-constexpr char kKeyHeight[] = "meta/height";
 
 std::string EncodeInt64(std::int64_t v) {
   std::string out(8, '\0');
@@ -340,9 +339,6 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
       result->set_codespace(kCodespaceSdk);
       result->set_log(std::move(log));
     }
-  }
-  if (Status s = block.Set(kKeyHeight, EncodeInt64(height)); !s.ok()) {
-    throw std::runtime_error("writing the block height: " + s.ToString());
   }
   auto root = store_->Stage(height, block.changes());
   if (!root.ok()) {

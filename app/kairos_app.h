@@ -4,8 +4,9 @@
 // transactions are decoded (the next issue), a tx is applied as
 //   "key=value"  ->  kv/<key> = value
 //   anything else ->  tx/<sha256(tx) in hex> = tx
-// and every block also writes meta/height. InitChain writes the chain identity (meta/chain_id,
-// meta/initial_height), so the tree is never empty and can always prove absence.
+// InitChain writes the chain identity (meta/chain_id, meta/initial_height), so the tree is never
+// empty and can always prove absence. Nothing else is written per block: an empty block leaves
+// the app hash as it was, which lets CometBFT's create_empty_blocks = false stop making blocks.
 //
 // Durability: nothing reaches the disk before Commit. FinalizeBlock applies the block to a
 // branch of the last committed state and stages the new version; Commit writes it in one

@@ -5,8 +5,9 @@ on free loopback ports picked at run time. Every process it starts is stopped wh
 block ends, even on failure (and the kernel kills them if this Python process dies: PDEATHSIG).
 On failure the tails of every log are printed. KAIROS_E2E_KEEP=1 keeps the temp directory.
 
-Binaries come from the environment (set by ctest): KAIROSD, COMETBFT, ABCI_CLI. When unset they
-default to build/test/app/kairosd and .tools/bin/{cometbft,abci-cli} in this repository.
+Binaries come from the environment (set by ctest): KAIROSD, COMETBFT, ABCI_CLI, ICS23_VERIFY. When
+unset they default to build/test/app/kairosd and .tools/bin/{cometbft,abci-cli,ics23-verify} in this
+repository.
 
 Tests are plain functions passed to `main()`, which runs them, prints a summary and exits non-zero
 if any failed.
@@ -33,10 +34,12 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 KAIROSD = os.environ.get("KAIROSD") or os.path.join(REPO, "build", "test", "app", "kairosd")
 COMETBFT = os.environ.get("COMETBFT") or os.path.join(REPO, ".tools", "bin", "cometbft")
 ABCI_CLI = os.environ.get("ABCI_CLI") or os.path.join(REPO, ".tools", "bin", "abci-cli")
+ICS23_VERIFY = (os.environ.get("ICS23_VERIFY") or
+                os.path.join(REPO, ".tools", "bin", "ics23-verify"))
 KEEP = os.environ.get("KAIROS_E2E_KEEP") == "1"
 
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-import cometbft_config  # noqa: E402  (scripts/cometbft_config.py: edits config.toml in place)
+import cometbft_config  # noqa: E402  (scripts/cometbft_config.py: edits a config.toml in place)
 
 # Sanitizer reports in kairosd's output fail the test even if everything else passed.
 SANITIZER_PATTERNS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
@@ -124,9 +127,10 @@ def run(argv, timeout=60, expect_rc=0):
     return p.stdout
 
 
-def configure_cometbft(path, values):
-    """Sets keys ("section.name": raw value, as scripts/cometbft_config.py takes them) in a CometBFT
-    config.toml. A key missing from the file fails loudly instead of being ignored."""
+def set_toml_keys(path, values):
+    """Sets keys ("section.name": raw value, as scripts/cometbft_config.py takes them) in a
+    config.toml (CometBFT's or kairosd's). A key missing from the file fails loudly instead of
+    being ignored."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
     try:
@@ -135,6 +139,29 @@ def configure_cometbft(path, values):
         raise E2EError(f"{path}: {e.args[0]}") from None
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def ics23_verify(items):
+    """Checks proofs with ICS23_VERIFY (the Go ICS-23 reference verifier, test/ics23/verify).
+
+    items: dicts {"name", "root", "key", "value" (None asks for non-membership), "proof",
+    "expect"}, byte strings as bytes. Each must verify exactly when its "expect" is true; fails
+    unless the verifier exits 0 having passed every item. Returns the number verified."""
+    hexed = lambda b: b if b is None else b.hex()  # noqa: E731
+    lines = [json.dumps({"name": it["name"], "root": hexed(it["root"]), "key": hexed(it["key"]),
+                         "value": hexed(it["value"]), "proof": hexed(it["proof"]),
+                         "expect": bool(it["expect"])}) for it in items]
+    check(os.access(ICS23_VERIFY, os.X_OK),
+          f"{ICS23_VERIFY} is not an executable (run scripts/setup.sh, or set ICS23_VERIFY)")
+    p = subprocess.run([ICS23_VERIFY], input="".join(line + "\n" for line in lines),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60, text=True)
+    last = (p.stdout.strip().splitlines() or [""])[-1]
+    m = re.fullmatch(r"(\d+) passed, (\d+) failed", last)
+    check(p.returncode == 0 and m and int(m.group(1)) == len(items) and m.group(2) == "0",
+          f"ics23-verify exited {p.returncode} on {len(items)} proofs:\n{p.stdout}")
+    log(f"ics23-verify: {last} ({sum(1 for it in items if it['expect'])} must verify, "
+        f"{sum(1 for it in items if not it['expect'])} must not)")
+    return len(items)
 
 
 def b64_to_hex(b64):
@@ -226,11 +253,33 @@ class Node:
         for tool in (KAIROSD, COMETBFT) if self.with_cometbft else (KAIROSD,):
             check(os.access(tool, os.X_OK), f"{tool} is not an executable (run scripts/setup.sh "
                                             f"and scripts/build.sh test, or set the env vars)")
-        run([KAIROSD, "init", "--home", self.kairos_home])
+        self._init_kairosd()
         if self.with_cometbft:
             run([COMETBFT, "init", "--home", self.cmt_home])
             self._configure_cometbft()
         return self
+
+    def _init_kairosd(self):
+        run([KAIROSD, "init", "--home", self.kairos_home])
+
+    def configure_kairosd(self, values):
+        """Sets keys ("section.name": raw value) in kairosd's config.toml; takes effect at the next
+        start_kairosd."""
+        set_toml_keys(os.path.join(self.kairos_home, "config.toml"), values)
+
+    def reset_kairosd_home(self):
+        """Moves kairosd's home (config and data) aside and writes a fresh one with `kairosd init`:
+        the next kairosd starts from an empty store, on the same ABCI address, with the default
+        config. REQUIRES: kairosd is stopped. Returns where the old home went."""
+        check(self.kairosd is None or not self.kairosd.alive(), "kairosd is still running")
+        n = 1
+        while os.path.exists(f"{self.kairos_home}.old{n}"):
+            n += 1
+        moved = f"{self.kairos_home}.old{n}"
+        shutil.move(self.kairos_home, moved)
+        self._init_kairosd()
+        log(f"moved kairosd's home to {moved}; fresh home {self.kairos_home}")
+        return moved
 
     def _configure_cometbft(self):
         values = {
@@ -250,7 +299,7 @@ class Node:
             "instrumentation.prometheus": "false",
         }
         values.update({f"consensus.{k}": v for k, v in CONSENSUS_TIMEOUTS.items()})
-        configure_cometbft(os.path.join(self.cmt_home, "config", "config.toml"), values)
+        set_toml_keys(os.path.join(self.cmt_home, "config", "config.toml"), values)
 
     def __exit__(self, exc_type, exc, tb):
         failed = exc_type is not None
@@ -405,14 +454,22 @@ class Node:
     def abci_info(self):
         return self.rpc("abci_info")["response"]
 
-    def abci_query(self, path, data=b""):
-        return self.rpc("abci_query", path=json.dumps(path), data="0x" + data.hex())["response"]
+    def abci_query(self, path, data=b"", height=0, prove=False):
+        """The ABCI Query response (JSON, bytes in base64) at `height` (0: the latest)."""
+        return self.rpc("abci_query", path=json.dumps(path), data="0x" + data.hex(), height=height,
+                        prove="true" if prove else "false")["response"]
 
     def block(self, h):
         return self.rpc("block", height=h)["block"]
 
     def broadcast_tx_commit(self, tx):
         return self.rpc("broadcast_tx_commit", timeout=30, tx="0x" + tx.hex())
+
+    def app_hash_after(self, h):
+        """The app hash after block h (hex): the app_hash in block h+1's header, which is the root
+        every proof at height h commits to. Waits for block h+1."""
+        self.wait_for_height(h + 1)
+        return self.block(h + 1)["header"]["app_hash"]
 
     def check_app_hash(self):
         """Info's last_block_app_hash must equal the app_hash in the header of the next block.
@@ -421,8 +478,7 @@ class Node:
         info = self.abci_info()
         h = int(info.get("last_block_height", "0"))
         app_hash = b64_to_hex(info.get("last_block_app_hash"))
-        self.wait_for_height(h + 1)
-        header_hash = self.block(h + 1)["header"]["app_hash"]
+        header_hash = self.app_hash_after(h)
         check(header_hash == app_hash,
               f"abci_info at height {h} has app hash {app_hash}, but block {h + 1}'s header has "
               f"{header_hash}")
