@@ -332,7 +332,7 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
   if (store->latest_.root.kind == Slot::Kind::kPage) {
     auto page = store->LoadPage(store->latest_.root.version, NibblePath());
     if (!page.ok()) return page.status();
-    node_hash = (*page)->ComputeHash();
+    node_hash = (*page)->hash();  // recomputed from the slots when the page was decoded
   }
   if (node_hash != store->latest_.hash || latest_hash != store->latest_.hash) {
     return Status::Corruption("version " + std::to_string(version) +

@@ -16,14 +16,7 @@ Hash HashNode(std::uint8_t prefix, const Hash& a, const Hash& b) {
   return Sha256Of(std::string_view(reinterpret_cast<const char*>(buf), sizeof buf));
 }
 
-// A binary node's value while hashing a page: its hash and how many keys lie below it,
-// saturated at 2 ("two or more"), which is all the collapse rule needs to know.
-struct NodeVal {
-  Hash hash{};
-  int keys = 0;
-};
-
-NodeVal ValueOf(const Slot& s) {
+PageNode ValueOf(const Slot& s) {
   switch (s.kind) {
     case Slot::Kind::kEmpty: return {};
     case Slot::Kind::kLeaf: return {s.hash, 1};
@@ -32,23 +25,11 @@ NodeVal ValueOf(const Slot& s) {
   return {};
 }
 
-NodeVal Combine(const NodeVal& left, const NodeVal& right) {
+PageNode Combine(const PageNode& left, const PageNode& right) {
   const int keys = left.keys + right.keys;
   if (keys == 0) return {};
   if (keys == 1) return left.keys == 1 ? left : right;  // a one-key subtree is its leaf
   return {InnerHash(left.hash, right.hash), 2};
-}
-
-// The 31 binary nodes of a page in heap order: index 0 is the page root, 15..30 the slots.
-using PageNodes = std::array<NodeVal, 2 * kSlotsPerPage - 1>;
-
-PageNodes ComputeNodes(const Page& page) {
-  PageNodes nodes;
-  for (int i = 0; i < kSlotsPerPage; ++i) nodes[kSlotsPerPage - 1 + i] = ValueOf(page.slots[i]);
-  for (int i = kSlotsPerPage - 2; i >= 0; --i) {
-    nodes[i] = Combine(nodes[2 * i + 1], nodes[2 * i + 2]);
-  }
-  return nodes;
 }
 
 void AppendVarint(std::uint64_t v, std::string* out) {
@@ -180,12 +161,13 @@ class Updater {
     } else if (pages == 0 && leaves == 1) {
       *result = *only;
     } else {
-      auto stored = std::make_shared<const Page>(page);
+      auto stored = std::make_shared<Page>(page);
+      stored->Seal();
       result->kind = Slot::Kind::kPage;
-      result->hash = stored->ComputeHash();
+      result->hash = stored->hash();
       result->version = version_;
       result->key_hash = {};
-      out_->new_pages.emplace_back(path, std::move(stored));
+      out_->new_pages.emplace_back(path, std::shared_ptr<const Page>(std::move(stored)));
     }
     return Status::OK();
   }
@@ -228,7 +210,7 @@ Status EdgeLeaf(const PageReader& reader, Slot slot, NibblePath path, bool right
 LeafPath PathOf(const Descent& d) {
   LeafPath path{d.end.key_hash, d.end.hash, {}};
   for (auto it = d.pages.rbegin(); it != d.pages.rend(); ++it) {
-    const PageNodes nodes = ComputeNodes(*it->first);
+    const auto& nodes = it->first->nodes;
     int idx = kSlotsPerPage - 1 + it->second;
     while (idx > 0) {
       const int parent = (idx - 1) / 2;
@@ -383,10 +365,17 @@ bool Page::Decode(std::string_view in, Page* out) {
       s.version = static_cast<Version>(v);
     }
   }
-  return in.empty();
+  if (!in.empty()) return false;
+  out->Seal();
+  return true;
 }
 
-Hash Page::ComputeHash() const { return ComputeNodes(*this)[0].hash; }
+void Page::Seal() {
+  for (int i = 0; i < kSlotsPerPage; ++i) nodes[kSlotsPerPage - 1 + i] = ValueOf(slots[i]);
+  for (int i = kSlotsPerPage - 2; i >= 0; --i) {
+    nodes[i] = Combine(nodes[2 * i + 1], nodes[2 * i + 2]);
+  }
+}
 
 Status ApplyUpdates(const PageReader& reader, const Slot& root, Version version,
                     std::span<const KeyUpdate> updates, TreeUpdate* out) {

@@ -72,15 +72,27 @@ struct Slot {
   bool empty() const { return kind == Kind::kEmpty; }
 };
 
+// A binary node inside a page: its hash and how many keys lie below it, saturated at 2 ("two
+// or more"), which is all the collapse rule needs.
+struct PageNode {
+  Hash hash{};
+  std::uint8_t keys = 0;
+};
+
 struct Page {
   std::array<Slot, kSlotsPerPage> slots;
+  // The 31 binary nodes over the slots in heap order (0 is the page root, 15..30 the slots).
+  // Filled by Seal() once the slots are final, so proofs never hash a page again.
+  std::array<PageNode, 2 * kSlotsPerPage - 1> nodes;
 
-  // Compact encoding: two 16-bit masks, then each non-empty slot in order (a leaf as key hash
-  // and leaf hash, a page as its hash and version).
+  // Computes `nodes` from `slots`.
+  void Seal();
+  const Hash& hash() const { return nodes[0].hash; }  // REQUIRES: sealed
+
+  // Compact encoding of the slots: two 16-bit masks, then each non-empty slot in order (a leaf
+  // as key hash and leaf hash, a page as its hash and version). Decode seals the page.
   std::string Encode() const;
   static bool Decode(std::string_view in, Page* out);
-  // The root hash of the 4-level binary subtree over the slots.
-  Hash ComputeHash() const;
 };
 
 Hash LeafHash(const Hash& key_hash, const Hash& value_hash);
