@@ -116,7 +116,11 @@ std::unique_ptr<KvIterator> Branch::Iterate(std::string_view start, std::string_
 
 Status Branch::Set(std::string_view key, std::string_view value) {
   if (Status s = limits_.Check(key, &value); !s.ok()) return s;
-  writes_.insert_or_assign(std::string(key), std::string(value));
+  if (auto it = writes_.find(key); it != writes_.end()) {
+    it->second.emplace(value);  // rewriting a key: no new map node, no new key string
+  } else {
+    writes_.emplace(std::string(key), std::string(value));
+  }
   return Status::OK();
 }
 
