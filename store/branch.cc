@@ -117,7 +117,12 @@ std::unique_ptr<KvIterator> Branch::Iterate(std::string_view start, std::string_
 Status Branch::Set(std::string_view key, std::string_view value) {
   if (Status s = limits_.Check(key, &value); !s.ok()) return s;
   if (auto it = writes_.find(key); it != writes_.end()) {
-    it->second.emplace(value);  // rewriting a key: no new map node, no new key string
+    // Rewriting a key: no new map node or key string, and the value's buffer is reused.
+    if (it->second) {
+      it->second->assign(value);
+    } else {
+      it->second.emplace(value);
+    }
   } else {
     writes_.emplace(std::string(key), std::string(value));
   }
