@@ -28,24 +28,15 @@ std::function<bool(const toml::node&, Config*)> ReadString(std::string Config::*
   };
 }
 
-std::function<bool(const toml::node&, Config*)> ReadSize(std::size_t Config::*field,
-                                                         std::int64_t min, std::int64_t max) {
+// An integer key in [min, max], stored in a field of integer type T.
+template <class T>
+std::function<bool(const toml::node&, Config*)> ReadInteger(T Config::*field, std::int64_t min,
+                                                            std::int64_t max) {
   return [=](const toml::node& n, Config* c) {
     if (!n.is_integer()) return false;
     const std::int64_t v = *n.value<std::int64_t>();
     if (v < min || v > max) return false;
-    c->*field = static_cast<std::size_t>(v);
-    return true;
-  };
-}
-
-std::function<bool(const toml::node&, Config*)> ReadInt(std::int64_t Config::*field,
-                                                        std::int64_t min, std::int64_t max) {
-  return [=](const toml::node& n, Config* c) {
-    if (!n.is_integer()) return false;
-    const std::int64_t v = *n.value<std::int64_t>();
-    if (v < min || v > max) return false;
-    c->*field = v;
+    c->*field = static_cast<T>(v);
     return true;
   };
 }
@@ -65,10 +56,10 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"address", {"a string, tcp://HOST:PORT or unix:///PATH",
                         ReadString(&Config::abci_address)}},
            {"max_frame_bytes", {"an integer from 1024 to 2147483647",
-                                ReadSize(&Config::max_frame_bytes, 1024, 2147483647)}},
+                                ReadInteger(&Config::max_frame_bytes, 1024, 2147483647)}},
            {"max_pending_requests", {"an integer from 1 to 1048576",
-                                     ReadSize(&Config::max_pending_requests, 1, 1 << 20)}},
-           {"io_threads", {"an integer from 1 to 64", ReadSize(&Config::io_threads, 1, 64)}},
+                                     ReadInteger(&Config::max_pending_requests, 1, 1 << 20)}},
+           {"io_threads", {"an integer from 1 to 64", ReadInteger(&Config::io_threads, 1, 64)}},
        }},
       {"log",
        {
@@ -85,17 +76,17 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
       {"store",
        {
            {"keep_recent", {"an integer from 0 (keep all) to 1000000000",
-                            ReadInt(&Config::keep_recent, 0, 1'000'000'000)}},
+                            ReadInteger(&Config::keep_recent, 0, 1'000'000'000)}},
            {"prune_interval", {"an integer from 1 to 1000000",
-                               ReadInt(&Config::prune_interval, 1, 1'000'000)}},
+                               ReadInteger(&Config::prune_interval, 1, 1'000'000)}},
            {"max_key_bytes", {"an integer from 1 to 65536",
-                              ReadSize(&Config::max_key_bytes, 1, 65536)}},
+                              ReadInteger(&Config::max_key_bytes, 1, 65536)}},
            {"max_value_bytes", {"an integer from 1 to 67108864",
-                                ReadSize(&Config::max_value_bytes, 1, 64 << 20)}},
+                                ReadInteger(&Config::max_value_bytes, 1, 64 << 20)}},
            {"page_cache_pages", {"an integer from 0 to 100000000",
-                                 ReadSize(&Config::page_cache_pages, 0, 100'000'000)}},
+                                 ReadInteger(&Config::page_cache_pages, 0, 100'000'000)}},
            {"block_cache_bytes", {"an integer from 0 to 68719476736",
-                                  ReadSize(&Config::block_cache_bytes, 0, 64ll << 30)}},
+                                  ReadInteger(&Config::block_cache_bytes, 0, 64ll << 30)}},
            {"verify_on_open", {"a boolean", ReadBool(&Config::verify_on_open)}},
        }},
   };
