@@ -212,7 +212,7 @@ bool Server::Listen(std::string* error) {
       return false;
     }
     const tcp::endpoint ep = results.begin()->endpoint();
-    tcp::acceptor acceptor(s.io);
+    tcp::acceptor acceptor(s.control);  // accepts, retries and shutdown share one strand
     acceptor.open(ep.protocol(), ec);
     if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
     if (!ec) acceptor.bind(ep, ec);
@@ -240,7 +240,7 @@ bool Server::Listen(std::string* error) {
       }
       ::unlink(s.address.path.c_str());
     }
-    unix_proto::acceptor acceptor(s.io);
+    unix_proto::acceptor acceptor(s.control);
     const unix_proto::endpoint ep(s.address.path);
     acceptor.open(ep.protocol(), ec);
     if (!ec) acceptor.bind(ep, ec);

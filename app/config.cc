@@ -80,9 +80,9 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"prune_interval", {"an integer from 1 to 1000000",
                                ReadInteger(&Config::prune_interval, 1, 1'000'000)}},
            {"max_key_bytes", {"an integer from 1 to 65536",
-                              ReadInteger(&Config::max_key_bytes, 1, 65536)}},
+                              ReadInteger(&Config::max_key_bytes, 1, kMaxKeyBytesLimit)}},
            {"max_value_bytes", {"an integer from 1 to 67108864",
-                                ReadInteger(&Config::max_value_bytes, 1, 64 << 20)}},
+                                ReadInteger(&Config::max_value_bytes, 1, kMaxValueBytesLimit)}},
            {"page_cache_pages", {"an integer from 0 to 100000000",
                                  ReadInteger(&Config::page_cache_pages, 0, 100'000'000)}},
            {"block_cache_bytes", {"an integer from 0 to 68719476736",
@@ -246,8 +246,9 @@ std::string DefaultConfigToml() {
         "prune_interval = "
      << d.prune_interval
      << "\n"
-        "# Largest key and value a transaction may write, in bytes. Changing these changes which\n"
-        "# transactions succeed: every validator must use the same values.\n"
+        "# Largest key and value a transaction may write, in bytes, for a NEW chain: InitChain\n"
+        "# writes them into the genesis state, and from then on the chain's values rule on every\n"
+        "# node, whatever its config says.\n"
         "max_key_bytes = "
      << d.max_key_bytes
      << "\n"

@@ -12,6 +12,10 @@
 
 namespace kairos::app {
 
+// The largest key and value size limits a chain may set (the ranges of store.max_*_bytes).
+inline constexpr std::size_t kMaxKeyBytesLimit = 65536;
+inline constexpr std::size_t kMaxValueBytesLimit = 64u << 20;
+
 struct Config {
   // [abci]
   std::string abci_address = "tcp://127.0.0.1:26658";

@@ -12,9 +12,11 @@ namespace kairos::app {
 
 namespace {
 
-// Keys of the chain identity in the store.
+// Keys of the chain identity and the chain-wide limits in the store.
 constexpr char kKeyChainId[] = "meta/chain_id";
 constexpr char kKeyInitialHeight[] = "meta/initial_height";
+constexpr char kKeyMaxKeyBytes[] = "meta/max_key_bytes";
+constexpr char kKeyMaxValueBytes[] = "meta/max_value_bytes";
 
 std::string EncodeInt64(std::int64_t v) {
   std::string out(8, '\0');
@@ -85,6 +87,18 @@ bool DecodeHex(std::string_view hex, std::string* out) {
   return true;
 }
 
+// The store cannot be read or written: the node is broken. Answering on from a store that
+// fails would be worse than stopping, so stop loudly (as CometBFT expects of a broken app).
+[[noreturn]] void StopOnBrokenStore(const std::string& what, const Status& s) {
+  Log()->critical("{} failed: {}. The store is broken; stopping.", what, s.ToString());
+  spdlog::shutdown();
+  std::_Exit(74);  // EX_IOERR
+}
+
+bool IsBroken(const Status& s) {
+  return s.code() == Status::Code::kCorruption || s.code() == Status::Code::kIOError;
+}
+
 pb::ResponseQuery QueryError(std::uint32_t code, const char* codespace, std::string log) {
   pb::ResponseQuery res;
   res.set_code(code);
@@ -95,8 +109,9 @@ pb::ResponseQuery QueryError(std::uint32_t code, const char* codespace, std::str
 
 }  // namespace
 
-Result<std::unique_ptr<KairosApp>> KairosApp::Open(std::unique_ptr<store::MerkleStore> store) {
-  std::unique_ptr<KairosApp> app(new KairosApp(std::move(store)));
+Result<std::unique_ptr<KairosApp>> KairosApp::Open(std::unique_ptr<store::MerkleStore> store,
+                                                   store::KvLimits genesis_limits) {
+  std::unique_ptr<KairosApp> app(new KairosApp(std::move(store), genesis_limits));
   const store::MerkleStore& s = *app->store_;
   if (s.version() == 0) {
     Log()->info("no committed state in the store: waiting for InitChain");
@@ -115,14 +130,28 @@ Result<std::unique_ptr<KairosApp>> KairosApp::Open(std::unique_ptr<store::Merkle
   } else if (!st.IsNotFound()) {
     return st;
   }
+  // The chain's own limits, fixed at genesis, override the node's configuration.
+  for (auto [key, field] : {std::pair{kKeyMaxKeyBytes, &store::KvLimits::max_key_bytes},
+                            std::pair{kKeyMaxValueBytes, &store::KvLimits::max_value_bytes}}) {
+    Status st = s.Get(key, &value);
+    if (st.IsNotFound()) continue;
+    std::int64_t limit = 0;
+    if (!st.ok()) return st;
+    if (!DecodeInt64(value, &limit) || limit <= 0) {
+      return Status::Corruption(std::string(key) + " is not a positive 8-byte integer");
+    }
+    app->limits_.*field = static_cast<std::size_t>(limit);
+  }
+  app->check_state_ = std::make_unique<store::Branch>(*app->store_, app->limits_);
   Log()->info("loaded committed state: chain {} height {} app hash {}",
               Printable(app->chain_id_), s.version(), Hex(app->last_app_hash()));
   return app;
 }
 
-KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store)
+KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store, store::KvLimits limits)
     : store_(std::move(store)),
-      check_state_(std::make_unique<store::Branch>(*store_, store_->limits())) {}
+      limits_(limits),
+      check_state_(std::make_unique<store::Branch>(*store_, limits_)) {}
 
 std::string KairosApp::last_app_hash() const {
   return store_->version() == 0 ? std::string() : store::ToBytes(store_->root_hash());
@@ -223,15 +252,17 @@ pb::ResponseQuery KairosApp::QueryStore(const std::string& key, std::int64_t hei
     res.set_value(std::move(value));
   } else if (s.IsNotFound()) {
     res.set_log("key not found");
+  } else if (IsBroken(s)) {
+    StopOnBrokenStore("a store query at height " + std::to_string(at), s);
   } else {
-    Log()->error("store query at height {} failed: {}", at, s.ToString());
-    return QueryError(1, "undefined", "internal error: " + s.ToString());
+    return QueryError(kCodeInvalidRequest, kCodespaceSdk, "invalid request: " + s.message());
   }
   if (prove) {
     store::KeyProof proof;
-    if (Status s = store_->Prove(at, key, &proof); !s.ok()) {
-      Log()->error("proof at height {} failed: {}", at, s.ToString());
-      return QueryError(1, "undefined", "internal error: " + s.ToString());
+    if (Status s = store_->Prove(at, key, &proof); IsBroken(s)) {
+      StopOnBrokenStore("a proof at height " + std::to_string(at), s);
+    } else if (!s.ok()) {  // e.g. an empty tree, which cannot prove absence
+      return QueryError(kCodeInvalidRequest, kCodespaceSdk, "invalid request: " + s.message());
     }
     *res.mutable_proof_ops() = ToProofOps(key, proof);
   }
@@ -274,6 +305,11 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   genesis_.clear();
   if (!chain_id_.empty()) genesis_[kKeyChainId] = chain_id_;
   genesis_[kKeyInitialHeight] = EncodeInt64(initial_height_);
+  // This node's configured limits become the chain's: every node must start from the same
+  // genesis state, and from then on the values in the state rule, whatever the config says.
+  genesis_[kKeyMaxKeyBytes] = EncodeInt64(static_cast<std::int64_t>(limits_.max_key_bytes));
+  genesis_[kKeyMaxValueBytes] = EncodeInt64(static_cast<std::int64_t>(limits_.max_value_bytes));
+  check_state_ = std::make_unique<store::Branch>(*store_, limits_);
   init_chain_seen_ = true;
   // The genesis root, computed now and committed with the first block.
   auto root = store_->Stage(initial_height_, genesis_);
@@ -326,7 +362,7 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
   }
   // Always from the last committed state: a block re-sent after a crash, or a second
   // FinalizeBlock before Commit, gives the same result.
-  store::Branch block(*store_, store_->limits());
+  store::Branch block(*store_, limits_);
   if (last == 0) block.Apply(genesis_);
   pb::ResponseFinalizeBlock res;
   for (const std::string& tx : req.txs()) {
@@ -360,15 +396,15 @@ pb::ResponseCommit KairosApp::Commit(const pb::RequestCommit&) {
     return {};
   }
   if (Status s = store_->Commit(); !s.ok()) {
-    // The disk is broken. Going on would answer from a state that is not durable.
-    Log()->critical("Commit of height {} failed: {}. Stopping; the last durable height is {}.",
-                    staged_height_, s.ToString(), store_->version());
-    spdlog::shutdown();
-    std::_Exit(74);  // EX_IOERR
+    // Going on would answer from a state that is not durable.
+    StopOnBrokenStore("Commit of height " + std::to_string(staged_height_) +
+                          " (the last durable height is " + std::to_string(store_->version()) +
+                          ")",
+                      s);
   }
   staged_height_ = 0;
   genesis_.clear();
-  check_state_ = std::make_unique<store::Branch>(*store_, store_->limits());
+  check_state_ = std::make_unique<store::Branch>(*store_, limits_);
   const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                             block_started_)
                       .count();

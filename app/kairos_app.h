@@ -4,8 +4,9 @@
 // transactions are decoded (the next issue), a tx is applied as
 //   "key=value"  ->  kv/<key> = value
 //   anything else ->  tx/<sha256(tx) in hex> = tx
-// InitChain writes the chain identity (meta/chain_id, meta/initial_height), so the tree is never
-// empty and can always prove absence. Nothing else is written per block: an empty block leaves
+// InitChain writes the chain identity (meta/chain_id, meta/initial_height) and the chain-wide
+// key and value size limits (meta/max_key_bytes, meta/max_value_bytes, taken from the config of
+// the node that starts the chain), so the tree is never empty and can always prove absence. Nothing else is written per block: an empty block leaves
 // the app hash as it was, which lets CometBFT's create_empty_blocks = false stop making blocks.
 //
 // Durability: nothing reaches the disk before Commit. FinalizeBlock applies the block to a
@@ -39,8 +40,11 @@ inline constexpr char kCodespaceSdk[] = "sdk";
 
 class KairosApp final : public abci::Application {
  public:
-  // Loads the chain identity from the last committed version of `store`.
-  static Result<std::unique_ptr<KairosApp>> Open(std::unique_ptr<store::MerkleStore> store);
+  // Loads the chain identity and limits from the last committed version of `store`.
+  // `genesis_limits` (the node's config) are used until InitChain writes them into the state;
+  // a chain that has them in its state uses those instead.
+  static Result<std::unique_ptr<KairosApp>> Open(std::unique_ptr<store::MerkleStore> store,
+                                                 store::KvLimits genesis_limits);
 
   pb::ResponseInfo Info(const pb::RequestInfo& req) override;
   pb::ResponseQuery Query(const pb::RequestQuery& req) override;
@@ -66,12 +70,13 @@ class KairosApp final : public abci::Application {
   // Empty before the first block; otherwise the store root.
   std::string last_app_hash() const;
   const store::MerkleStore& store() const { return *store_; }
+  const store::KvLimits& limits() const { return limits_; }
 
   // The state key a tx writes (see the file comment), and its value. Exposed for tests.
   static std::pair<std::string, std::string> TxWrite(const std::string& tx);
 
  private:
-  explicit KairosApp(std::unique_ptr<store::MerkleStore> store);
+  KairosApp(std::unique_ptr<store::MerkleStore> store, store::KvLimits limits);
 
   // Applies one tx to `branch`: code 0, or a code and log (the branch is then unchanged: a tx
   // makes one write, which either happens or not. Txs that write several keys run on a branch
@@ -81,6 +86,7 @@ class KairosApp final : public abci::Application {
   pb::ResponseQuery QueryStore(const std::string& key, std::int64_t height, bool prove) const;
 
   std::unique_ptr<store::MerkleStore> store_;
+  store::KvLimits limits_;  // the chain's key and value size limits (consensus-relevant)
   std::string chain_id_;
   std::int64_t initial_height_ = 1;
   // InitChain's writes, applied with the first block (nothing is persisted before Commit).

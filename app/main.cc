@@ -76,8 +76,10 @@ int RunStart(const std::string& home, const StartFlags& flags) {
                               : fs::path(home) / config.db_dir;
   store::StoreOptions store_options;
   store_options.dir = db_dir.string();
-  store_options.limits.max_key_bytes = config.max_key_bytes;
-  store_options.limits.max_value_bytes = config.max_value_bytes;
+  // The store accepts anything up to the largest limits a chain can set; the chain's own limits
+  // (from its state) are applied by the app.
+  store_options.limits.max_key_bytes = app::kMaxKeyBytesLimit;
+  store_options.limits.max_value_bytes = app::kMaxValueBytesLimit;
   store_options.keep_recent = config.keep_recent;
   store_options.prune_interval = config.prune_interval;
   store_options.page_cache_pages = config.page_cache_pages;
@@ -89,7 +91,11 @@ int RunStart(const std::string& home, const StartFlags& flags) {
                          db.status().ToString());
     return kExitFailure;
   }
-  Result<std::unique_ptr<app::KairosApp>> application = app::KairosApp::Open(std::move(*db));
+  store::KvLimits genesis_limits;
+  genesis_limits.max_key_bytes = config.max_key_bytes;
+  genesis_limits.max_value_bytes = config.max_value_bytes;
+  Result<std::unique_ptr<app::KairosApp>> application =
+      app::KairosApp::Open(std::move(*db), genesis_limits);
   if (!application.ok()) {
     app::Log()->critical("cannot load committed state: {}", application.status().ToString());
     return kExitFailure;

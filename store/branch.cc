@@ -111,6 +111,7 @@ Status Branch::Get(std::string_view key, std::string* value) const {
 std::unique_ptr<KvIterator> Branch::Iterate(std::string_view start, std::string_view end) const {
   auto first = writes_.lower_bound(start);
   auto last = end.empty() ? writes_.end() : writes_.lower_bound(end);
+  if (!end.empty() && end <= start) last = first;  // an empty range, not a walk off the map
   return std::make_unique<MergedIterator>(first, last, parent_->Iterate(start, end));
 }
 

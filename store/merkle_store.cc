@@ -564,17 +564,19 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes) {
   }
   staged_ = std::make_unique<Staged>();
   staged_->new_earliest = earliest_;
-  if (earliest_ == 0) staged_->new_earliest = version;  // the first version ever written
   leveldb::WriteBatch& batch = staged_->batch;
-  // Pruning first: a key re-created in this version must not lose the preimage it re-writes.
-  if (Status s = AddPruning(version, &batch); !s.ok()) {
-    staged_.reset();
-    return s;
-  }
   if (earliest_ == 0) {
+    // The first version ever written (the chain's initial height): nothing to prune, and no
+    // version below it exists.
+    staged_->new_earliest = version;
     std::string e;
     AppendBE64(static_cast<std::uint64_t>(version), &e);
     batch.Put(kEarliestKey, e);
+  } else if (Status s = AddPruning(version, &batch); !s.ok()) {
+    // Pruning goes first: a key re-created in this version must not lose the preimage it
+    // re-writes.
+    staged_.reset();
+    return s;
   }
 
   struct Change {

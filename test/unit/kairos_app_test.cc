@@ -38,12 +38,11 @@ class Node {
     app_.reset();  // closes the database first, as a process exit would
     kairos::store::StoreOptions options;
     options.dir = dir_ / "data";
-    options.limits = limits;
     options.keep_recent = 3;
     options.prune_interval = 1;
     auto db = kairos::store::MerkleStore::Open(options);
     REQUIRE(db.ok());
-    auto app = KairosApp::Open(std::move(*db));
+    auto app = KairosApp::Open(std::move(*db), limits);
     REQUIRE(app.ok());
     app_ = std::move(*app);
     return *app_;
@@ -96,9 +95,12 @@ std::string BE64(std::int64_t v) {
 struct Model {
   std::map<std::string, std::string> state;
 
-  void Genesis(const std::string& chain_id, std::int64_t initial_height) {
+  void Genesis(const std::string& chain_id, std::int64_t initial_height,
+               const kairos::store::KvLimits& limits = {}) {
     state["meta/chain_id"] = chain_id;
     state["meta/initial_height"] = BE64(initial_height);
+    state["meta/max_key_bytes"] = BE64(static_cast<std::int64_t>(limits.max_key_bytes));
+    state["meta/max_value_bytes"] = BE64(static_cast<std::int64_t>(limits.max_value_bytes));
   }
   void Apply(std::int64_t height, const Txs& txs) {
     for (const auto& tx : txs) {
@@ -206,9 +208,27 @@ TEST_CASE("a failing tx gets a code and leaves the state as it was", "[kairos_ap
   CHECK_THAT(res.tx_results(2).log(), Catch::Contains("store.max_value_bytes"));
   CHECK(res.tx_results(3).code() == 0);
   Model model;
-  model.Genesis("kairos-test", 1);
+  model.Genesis("kairos-test", 1, node.limits);
   model.Apply(1, MakeTxs({"ok=1", "ok2=2"}));
   CHECK(res.app_hash() == model.Root());
+}
+
+TEST_CASE("the size limits are the chain's, fixed at genesis, not each node's config",
+          "[kairos_app]") {
+  Node node;
+  node.limits.max_value_bytes = 16;
+  InitChain(node.Open(), 1);
+  Block(node.app(), 1);
+  // The operator raises the limit in config.toml and restarts: the chain's limit still rules,
+  // in CheckTx and in FinalizeBlock, so every node keeps computing the same results.
+  node.limits.max_value_bytes = 1 << 20;
+  KairosApp& app = node.Open();
+  CHECK(app.limits().max_value_bytes == 16);
+  pb::RequestCheckTx check;
+  check.set_tx("big=12345678901234567");
+  CHECK(app.CheckTx(check).code() == kairos::app::kCodeInvalidRequest);
+  const pb::ResponseFinalizeBlock res = Finalize(app, 2, MakeTxs({"big=12345678901234567"}));
+  CHECK(res.tx_results(0).code() == kairos::app::kCodeInvalidRequest);
 }
 
 TEST_CASE("CheckTx runs the tx on the check state", "[kairos_app]") {

@@ -283,3 +283,32 @@ TEST_CASE("size limits and empty values are refused with the limit named", "[sto
   CHECK(store->Stage(1, ChangeSet{{"123456789", "v"}}).status().code() ==
         Status::Code::kInvalidArgument);
 }
+
+TEST_CASE("a first version on a pruning height keeps only itself, in memory and on disk",
+          "[store]") {
+  TempDir dir;
+  const StoreOptions options = Options(dir.path(), /*keep_recent=*/4);  // prune_interval 3
+  auto store = OpenStore(options);
+  REQUIRE(store->Stage(12, ChangeSet{{"k", "v"}}).ok());  // e.g. a chain's initial height
+  REQUIRE(store->Commit().ok());
+  CHECK(store->earliest_version() == 12);
+  std::string value;
+  CHECK_THAT(store->GetAt(10, "k", &value).message(), Catch::Contains("not kept"));
+  REQUIRE(store->GetAt(12, "k", &value).ok());
+  store.reset();
+  store = OpenStore(options);
+  CHECK(store->earliest_version() == 12);
+}
+
+TEST_CASE("a branch iterates an empty range when end is not after start", "[store]") {
+  TempDir dir;
+  auto store = OpenStore(Options(dir.path()));
+  REQUIRE(store->Stage(1, ChangeSet{{"a", "1"}, {"c", "3"}}).ok());
+  REQUIRE(store->Commit().ok());
+  Branch b(*store, store->limits());
+  REQUIRE(b.Set("b", "2").ok());
+  REQUIRE(b.Set("d", "4").ok());
+  CHECK(Scan(b, "d", "b").empty());
+  CHECK(Scan(b, "c", "c").empty());
+  CHECK(Scan(*store, "c", "a").empty());
+}
