@@ -95,12 +95,14 @@ class Updater {
       auto loaded = reader_.LoadPage(existing.version, path);
       if (!loaded.ok()) return loaded.status();
       out_->stale_pages.emplace_back(existing.version, path);
-      Page page = **loaded;
+      auto page = std::make_shared<Page>(**loaded);  // sealed: only changed slots rehash
+      std::uint16_t changed = 0;
       Status s = ForEachGroup(updates, path.size(), [&](std::uint8_t n, auto group) {
-        return Rebuild(page.slots[n], path.Child(n), group, &page.slots[n]);
+        changed = static_cast<std::uint16_t>(changed | 1u << n);
+        return Rebuild(page->slots[n], path.Child(n), group, &page->slots[n]);
       });
       if (!s.ok()) return s;
-      return Finish(page, path, result);
+      return Finish(std::move(page), changed, path, result);
     }
     // An empty slot or a single leaf: the keys below are the leaf (unless updated) plus the
     // updates' present keys.
@@ -133,26 +135,28 @@ class Updater {
     if (path.size() >= kMaxNibbles) {
       return Status::Corruption("two different keys share all 256 bits of their hash");
     }
-    Page page;
+    auto page = std::make_shared<Page>();
     std::size_t begin = 0;
     while (begin < leaves.size()) {
       const std::uint8_t n = NibbleAt(leaves[begin].key_hash, path.size());
       std::size_t end = begin + 1;
       while (end < leaves.size() && NibbleAt(leaves[end].key_hash, path.size()) == n) ++end;
-      if (Status s = Place(leaves.subspan(begin, end - begin), path.Child(n), &page.slots[n]);
+      if (Status s = Place(leaves.subspan(begin, end - begin), path.Child(n), &page->slots[n]);
           !s.ok()) {
         return s;
       }
       begin = end;
     }
-    return Finish(page, path, result);
+    return Finish(std::move(page), 0xffff, path, result);
   }
 
   // Stores `page` at `path` unless it holds fewer than two keys, in which case it collapses.
-  Status Finish(const Page& page, const NibblePath& path, Slot* result) {
+  // `changed`: the slots that differ from the page's sealed nodes.
+  Status Finish(std::shared_ptr<Page> page, std::uint16_t changed, const NibblePath& path,
+                Slot* result) {
     int leaves = 0, pages = 0;
     const Slot* only = nullptr;
-    for (const Slot& s : page.slots) {
+    for (const Slot& s : page->slots) {
       if (s.kind == Slot::Kind::kLeaf) ++leaves, only = &s;
       if (s.kind == Slot::Kind::kPage) ++pages;
     }
@@ -161,13 +165,12 @@ class Updater {
     } else if (pages == 0 && leaves == 1) {
       *result = *only;
     } else {
-      auto stored = std::make_shared<Page>(page);
-      stored->Seal();
+      page->Reseal(changed);
       result->kind = Slot::Kind::kPage;
-      result->hash = stored->hash();
+      result->hash = page->hash();
       result->version = version_;
       result->key_hash = {};
-      out_->new_pages.emplace_back(path, std::shared_ptr<const Page>(std::move(stored)));
+      out_->new_pages.emplace_back(path, std::shared_ptr<const Page>(std::move(page)));
     }
     return Status::OK();
   }
@@ -370,10 +373,17 @@ bool Page::Decode(std::string_view in, Page* out) {
   return true;
 }
 
-void Page::Seal() {
-  for (int i = 0; i < kSlotsPerPage; ++i) nodes[kSlotsPerPage - 1 + i] = ValueOf(slots[i]);
+void Page::Reseal(std::uint16_t changed) {
+  std::uint32_t dirty = 0;  // bit i: heap node i must be recomputed
+  for (int i = 0; i < kSlotsPerPage; ++i) {
+    if ((changed >> i & 1) == 0) continue;
+    nodes[kSlotsPerPage - 1 + i] = ValueOf(slots[i]);
+    dirty |= 1u << (kSlotsPerPage - 1 + i);
+  }
   for (int i = kSlotsPerPage - 2; i >= 0; --i) {
+    if ((dirty >> (2 * i + 1) & 3) == 0) continue;
     nodes[i] = Combine(nodes[2 * i + 1], nodes[2 * i + 2]);
+    dirty |= 1u << i;
   }
 }
 
