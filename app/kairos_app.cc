@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "app/hex.h"
 #include "app/logging.h"
 #include "app/proofs.h"
 #include "app/version.h"
@@ -33,17 +34,6 @@ bool DecodeInt64(const std::string& in, std::int64_t* v) {
   return true;
 }
 
-std::string Hex(const std::string& bytes) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 0xf]);
-  }
-  return out;
-}
-
 // A byte string as printable text for logs and responses (proto3 strings must be UTF-8).
 std::string Printable(const std::string& bytes, std::size_t max = 128) {
   std::string out;
@@ -52,10 +42,7 @@ std::string Printable(const std::string& bytes, std::size_t max = 128) {
     if (c >= 0x20 && c < 0x7f) {
       out.push_back(static_cast<char>(c));
     } else {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0xf]);
+      out += "\\x" + HexEncode(std::string_view(bytes).substr(i, 1));
     }
   }
   if (bytes.size() > max) out += "...";
@@ -70,23 +57,6 @@ std::int64_t ProtoSizeOfTx(const std::string& tx) {
   return 1 + len_bytes + static_cast<std::int64_t>(tx.size());
 }
 
-bool DecodeHex(std::string_view hex, std::string* out) {
-  if (hex.size() % 2 != 0) return false;
-  auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  out->clear();
-  for (std::size_t i = 0; i < hex.size(); i += 2) {
-    const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out->push_back(static_cast<char>(hi << 4 | lo));
-  }
-  return true;
-}
-
 // The store cannot be read or written: the node is broken. Answering on from a store that
 // fails would be worse than stopping, so stop loudly (as CometBFT expects of a broken app).
 [[noreturn]] void StopOnBrokenStore(const std::string& what, const Status& s) {
@@ -98,6 +68,8 @@ bool DecodeHex(std::string_view hex, std::string* out) {
 bool IsBroken(const Status& s) {
   return s.code() == Status::Code::kCorruption || s.code() == Status::Code::kIOError;
 }
+
+std::string HexUpper(const std::string& bytes) { return HexEncode(bytes, /*upper=*/true); }
 
 pb::ResponseQuery QueryError(std::uint32_t code, const char* codespace, std::string log) {
   pb::ResponseQuery res;
@@ -144,7 +116,7 @@ Result<std::unique_ptr<KairosApp>> KairosApp::Open(std::unique_ptr<store::Merkle
   }
   app->check_state_ = std::make_unique<store::Branch>(*app->store_, app->limits_);
   Log()->info("loaded committed state: chain {} height {} app hash {}",
-              Printable(app->chain_id_), s.version(), Hex(app->last_app_hash()));
+              Printable(app->chain_id_), s.version(), HexUpper(app->last_app_hash()));
   return app;
 }
 
@@ -162,13 +134,7 @@ std::pair<std::string, std::string> KairosApp::TxWrite(const std::string& tx) {
   if (eq != std::string::npos && eq > 0 && eq + 1 < tx.size()) {
     return {"kv/" + tx.substr(0, eq), tx.substr(eq + 1)};
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string key = "tx/";
-  for (std::uint8_t b : store::Sha256Of(tx)) {
-    key.push_back(kHex[b >> 4]);
-    key.push_back(kHex[b & 0xf]);
-  }
-  return {std::move(key), tx};
+  return {"tx/" + HexEncode(store::ToBytes(store::Sha256Of(tx))), tx};
 }
 
 void KairosApp::ApplyTx(const std::string& tx, store::KvStore& branch, std::uint32_t* code,
@@ -205,7 +171,7 @@ pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) {
   for (const std::string_view prefix : {"/store/", "store/"}) {
     if (path.rfind(prefix, 0) == 0) {
       std::string key;
-      if (!DecodeHex(std::string_view(path).substr(prefix.size()), &key)) {
+      if (!HexDecode(std::string_view(path).substr(prefix.size()), &key)) {
         return QueryError(kCodeInvalidRequest, kCodespaceSdk,
                           "invalid request: the store path takes a hex key, as " +
                               std::string(prefix) + "<hex>; got '" + Printable(path) + "'");
@@ -310,13 +276,12 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   genesis_[kKeyMaxKeyBytes] = EncodeInt64(static_cast<std::int64_t>(limits_.max_key_bytes));
   genesis_[kKeyMaxValueBytes] = EncodeInt64(static_cast<std::int64_t>(limits_.max_value_bytes));
   check_state_ = std::make_unique<store::Branch>(*store_, limits_);
-  init_chain_seen_ = true;
   // The genesis root, computed now and committed with the first block.
   auto root = store_->Stage(initial_height_, genesis_);
   if (!root.ok()) throw std::runtime_error("staging the genesis state: " + root.status().ToString());
   Log()->info("InitChain: chain {} initial height {} with {} validator(s), genesis app hash {}",
               Printable(chain_id_), initial_height_, req.validators_size(),
-              Hex(store::ToBytes(*root)));
+              HexUpper(store::ToBytes(*root)));
   pb::ResponseInitChain res;
   *res.mutable_validators() = req.validators();
   res.set_app_hash(store::ToBytes(*root));
@@ -385,7 +350,7 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
   staged_txs_ = static_cast<std::size_t>(req.txs_size());
   res.set_app_hash(store::ToBytes(*root));
   Log()->debug("FinalizeBlock {}: {} txs, app hash {}", height, req.txs_size(),
-               Hex(res.app_hash()));
+               HexUpper(res.app_hash()));
   return res;
 }
 
@@ -409,7 +374,7 @@ pb::ResponseCommit KairosApp::Commit(const pb::RequestCommit&) {
                                                             block_started_)
                       .count();
   Log()->info("committed block {}: {} txs, app hash {}, {:.1f} ms", store_->version(),
-              staged_txs_, Hex(last_app_hash()), ms);
+              staged_txs_, HexUpper(last_app_hash()), ms);
   return {};  // retain_height 0: CometBFT keeps every block
 }
 

@@ -69,7 +69,6 @@ class KairosApp final : public abci::Application {
   std::int64_t last_height() const { return store_->version(); }
   // Empty before the first block; otherwise the store root.
   std::string last_app_hash() const;
-  const store::MerkleStore& store() const { return *store_; }
   const store::KvLimits& limits() const { return limits_; }
 
   // The state key a tx writes (see the file comment), and its value. Exposed for tests.
@@ -91,7 +90,6 @@ class KairosApp final : public abci::Application {
   std::int64_t initial_height_ = 1;
   // InitChain's writes, applied with the first block (nothing is persisted before Commit).
   store::ChangeSet genesis_;
-  bool init_chain_seen_ = false;
   // CheckTx's view: the committed state plus the txs checked since. Reset at Commit.
   std::unique_ptr<store::Branch> check_state_;
   std::int64_t staged_height_ = 0;

@@ -26,7 +26,6 @@ class Branch final : public KvStore {
   // Applies a child branch's changes to this one.
   void Apply(const ChangeSet& changes);
   const ChangeSet& changes() const { return writes_; }
-  void Discard() { writes_.clear(); }
 
  private:
   const KvReader* parent_;

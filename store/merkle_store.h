@@ -93,7 +93,6 @@ class MerkleStore final : public KvReader, private PageReader {
   Result<Hash> Stage(Version version, const ChangeSet& changes);
   // Writes the staged version durably. A failure means the disk is broken: stop the node.
   Status Commit();
-  bool has_staged() const { return staged_ != nullptr; }
 
  private:
   struct RootRecord {

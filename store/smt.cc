@@ -293,18 +293,6 @@ void NibblePath::AppendTo(std::string* out) const {
   out->append(reinterpret_cast<const char*>(bytes_.data()), (size_ + 1) / 2);
 }
 
-bool NibblePath::Decode(std::string_view in, NibblePath* out) {
-  if (in.empty()) return false;
-  const int size = static_cast<std::uint8_t>(in[0]);
-  if (size > kMaxNibbles || in.size() != 1 + static_cast<std::size_t>((size + 1) / 2)) {
-    return false;
-  }
-  *out = NibblePath();
-  out->size_ = size;
-  std::memcpy(out->bytes_.data(), in.data() + 1, (size + 1) / 2);
-  return true;
-}
-
 Slot Slot::Leaf(const Hash& key_hash, const Hash& value_hash) {
   return LeafWithHash(key_hash, LeafHash(key_hash, value_hash));
 }

@@ -44,7 +44,6 @@ class NibblePath {
   NibblePath Child(std::uint8_t nibble) const;
   // size byte followed by the packed nibbles.
   void AppendTo(std::string* out) const;
-  static bool Decode(std::string_view in, NibblePath* out);
   bool operator==(const NibblePath& o) const { return size_ == o.size_ && bytes_ == o.bytes_; }
   std::size_t Hash() const;
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/hex.h"
 #include "app/proofs.h"
 #include "store/merkle_store.h"
 
@@ -17,25 +18,15 @@ using namespace kairos;
 
 namespace {
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 0xf]);
-  }
-  return out;
-}
-
 std::string HexHash(const store::Hash& h) {
-  return Hex(std::string_view(reinterpret_cast<const char*>(h.data()), h.size()));
+  return app::HexEncode(std::string_view(reinterpret_cast<const char*>(h.data()), h.size()));
 }
 
 void Emit(const std::string& name, const store::Hash& root, const std::string& key,
           const std::string* value, const std::string& proof, bool expect) {
   std::cout << "{\"name\":\"" << name << "\",\"root\":\"" << HexHash(root) << "\",\"key\":\""
-            << Hex(key) << "\",\"value\":" << (value ? "\"" + Hex(*value) + "\"" : "null")
-            << ",\"proof\":\"" << Hex(proof) << "\",\"expect\":" << (expect ? "true" : "false")
+            << app::HexEncode(key) << "\",\"value\":" << (value ? "\"" + app::HexEncode(*value) + "\"" : "null")
+            << ",\"proof\":\"" << app::HexEncode(proof) << "\",\"expect\":" << (expect ? "true" : "false")
             << "}\n";
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "abci/dispatcher.h"
+#include "app/hex.h"
 #include "app/kairos_app.h"
 #include "cosmos/ics23/v1/proofs.pb.h"
 #include "app/version.h"
@@ -459,20 +460,10 @@ TEST_CASE("Query rejects an unknown path and a height other than the latest", "[
 
 namespace {
 
-std::string Hex(const std::string& bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 0xf]);
-  }
-  return out;
-}
-
 pb::ResponseQuery QueryKey(KairosApp& app, const std::string& key, std::int64_t height,
                            bool prove) {
   pb::RequestQuery req;
-  req.set_path("/store/" + Hex(key));
+  req.set_path("/store/" + kairos::app::HexEncode(key));
   req.set_height(height);
   req.set_prove(prove);
   return app.Query(req);
