@@ -200,19 +200,28 @@ class StateIterator final : public KvIterator {
   std::string end_;
 };
 
-// LevelDB's corruption messages from recovery do not name the file; its info log (DIR/LOG)
-// does. Returns the last file that log blames, or "".
-std::string FileBlamedByInfoLog(const std::string& dir) {
+// The manifest CURRENT points to, or "".
+std::string CurrentManifest(const std::string& dir) {
+  std::ifstream current(dir + "/CURRENT");
+  std::string manifest;
+  if (!std::getline(current, manifest) || manifest.empty()) return "";
+  return dir + "/" + manifest;
+}
+
+// The file to blame for a corruption LevelDB reported at open, or "". Its messages from
+// recovery do not always name the culprit:
+// - "N missing files; e.g.: X.ldb": the manifest lists tables that are not on disk, so the
+//   manifest is damaged (or files were deleted by hand), not X.ldb;
+// - otherwise the info log (DIR/LOG) says which file recovery choked on.
+std::string FileBlamed(const std::string& dir, const leveldb::Status& s) {
+  if (s.ToString().find("missing files") != std::string::npos) return CurrentManifest(dir);
   std::ifstream log(dir + "/LOG");
   std::string line, blamed;
   const std::regex file_re(R"(((?:/|\./)?[^\s:]*\d{6}\.(?:log|ldb|sst)|MANIFEST-\d+|CURRENT))");
   while (std::getline(log, line)) {
     std::smatch m;
     if (line.find("Error recovering version set") != std::string::npos) {
-      // The manifest named by CURRENT failed to replay.
-      std::ifstream current(dir + "/CURRENT");
-      std::string manifest;
-      if (std::getline(current, manifest) && !manifest.empty()) blamed = dir + "/" + manifest;
+      blamed = CurrentManifest(dir);  // the manifest failed to replay
     } else if (line.find("Corruption") != std::string::npos &&
                std::regex_search(line, m, file_re)) {
       blamed = m[1];
@@ -308,7 +317,7 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
   if (!s.ok()) {
     delete cache;
     delete filter;
-    const std::string blamed = s.IsCorruption() ? FileBlamedByInfoLog(options.dir) : "";
+    const std::string blamed = s.IsCorruption() ? FileBlamed(options.dir, s) : "";
     return FromLevelDb(s, "cannot open the store in " + options.dir +
                               (blamed.empty() ? "" : " (corrupt file: " + blamed + ")"));
   }
