@@ -17,7 +17,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates python3
   libboost-dev protobuf-compiler libprotobuf-dev libleveldb-dev libsnappy-dev
   libspdlog-dev libfmt-dev catch2 libsecp256k1-dev libssl-dev libtomlplusplus-dev
-  libcli11-dev prometheus-cpp-dev clang libclang-rt-14-dev
+  libcli11-dev prometheus-cpp-dev nlohmann-json3-dev clang libclang-rt-14-dev
 )
 
 did_something=0

@@ -1,0 +1,73 @@
+// Tx: a decoded, canonically encoded Cosmos SDK transaction (TxRaw -> TxBody + AuthInfo), as the
+// ante pipeline and the message handlers see it. app/tx_decoder builds it from bytes; ante/ never
+// sees protobuf wire bytes except body_bytes/auth_info_bytes, which the signatures cover.
+// Value type; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ante/coins.h"
+#include "crypto/keys.h"
+
+namespace kairos::ante {
+
+struct PubKey {
+  crypto::KeyType type = crypto::KeyType::kSecp256k1;
+  std::string key;  // 33 bytes (secp256k1, compressed) or 32 bytes (ed25519)
+  bool operator==(const PubKey&) const = default;
+};
+
+// cosmos.bank.v1beta1.MsgSend
+struct MsgSend {
+  std::string from_address;  // bech32 as sent
+  std::string to_address;    // bech32 as sent
+  std::string from;          // raw 20-byte address (decoded by the decoder)
+  std::string to;            // raw address bytes
+  Coins amount;
+};
+
+using Msg = std::variant<MsgSend>;
+
+struct SignerInfo {
+  std::optional<PubKey> public_key;  // may be absent once the account has a key in state
+  std::uint64_t sequence = 0;
+};
+
+struct Tx {
+  std::string raw;              // the TxRaw bytes as received
+  std::string hash;             // SHA-256(raw), 32 bytes
+  std::string body_bytes;       // TxRaw.body_bytes (covered by the signatures)
+  std::string auth_info_bytes;  // TxRaw.auth_info_bytes
+
+  // TxBody
+  std::vector<Msg> msgs;
+  std::vector<std::string> msg_type_urls;  // parallel to msgs
+  std::string memo;
+  std::uint64_t timeout_height = 0;
+  bool unordered = false;
+  // TxBody.timeout_timestamp as Unix nanoseconds; nullopt when unset.
+  std::optional<std::int64_t> timeout_unix_nanos;
+  std::size_t extension_options = 0;               // count; the ante rejects any
+  std::size_t non_critical_extension_options = 0;  // count; ignored
+
+  // AuthInfo
+  std::vector<SignerInfo> signer_infos;
+  Coins fee;
+  std::uint64_t gas_limit = 0;
+  std::string fee_payer;  // raw address bytes, empty when unset
+  std::string fee_granter;
+
+  std::vector<std::string> signatures;  // TxRaw.signatures
+
+  // GetSigners(): the unique message signers in message order, then the fee payer if set and
+  // not already one of them. Raw address bytes.
+  std::vector<std::string> signers;
+  // The account that pays the fee: fee_payer if set, else signers[0].
+  const std::string& FeePayer() const { return fee_payer.empty() ? signers.front() : fee_payer; }
+};
+
+}  // namespace kairos::ante

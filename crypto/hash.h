@@ -1,0 +1,18 @@
+// Hash functions and key-derivation primitives over OpenSSL: SHA-256, RIPEMD-160, HMAC-SHA512,
+// PBKDF2-HMAC-SHA512 and scrypt. All functions are pure and thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kairos::crypto {
+
+std::string Sha256(std::string_view data);     // 32 bytes
+std::string Ripemd160(std::string_view data);  // 20 bytes
+std::string HmacSha512(std::string_view key, std::string_view data);  // 64 bytes
+// PBKDF2-HMAC-SHA512 (BIP39 uses 2048 iterations and a 64-byte output).
+std::string Pbkdf2Sha512(std::string_view password, std::string_view salt, int iterations,
+                         std::size_t out_len);
+
+}  // namespace kairos::crypto
