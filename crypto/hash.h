@@ -1,5 +1,7 @@
-// Hash functions and key-derivation primitives over OpenSSL: SHA-256, RIPEMD-160, HMAC-SHA512,
-// PBKDF2-HMAC-SHA512 and scrypt. All functions are pure and thread-safe.
+// Hash functions and key-derivation primitives over OpenSSL 3: SHA-256, RIPEMD-160 (from the
+// default provider), HMAC-SHA512 and PBKDF2-HMAC-SHA512. All functions are pure and thread-safe.
+// Outputs are raw bytes in a std::string. An OpenSSL failure (out of memory, a missing
+// algorithm) throws std::runtime_error: it means a broken node, not bad input.
 #pragma once
 
 #include <cstdint>

@@ -5,9 +5,12 @@
 //   ed25519:   64 bytes (RFC 8032) over the sign bytes themselves.
 // Addresses: secp256k1 = RIPEMD160(SHA256(33-byte compressed key)); ed25519 = SHA256(key)[:20].
 //
-// Thread-safe: the libsecp256k1 context is created once and only read afterwards.
+// Thread-safe: the libsecp256k1 context is created once and only read afterwards. Verification
+// never throws for untrusted input (wrong sizes, bytes that are not a key): it answers false.
+// A broken precondition of a signing function throws std::invalid_argument.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,11 +26,13 @@ inline constexpr std::size_t kEd25519PrivKeyBytes = 32;    // the RFC 8032 seed
 inline constexpr std::size_t kSignatureBytes = 64;
 inline constexpr std::size_t kAddressBytes = 20;
 
-// The 20-byte address of a public key. REQUIRES: `pubkey` has the size of its type.
+// The 20-byte address of a public key. REQUIRES: `pubkey` has the size of its type (the hash is
+// taken of whatever bytes are given).
 std::string AddressOf(KeyType type, std::string_view pubkey);
 
 // True only for a valid public key of that type and a valid signature by it over `msg` (the sign
-// bytes; secp256k1 hashes them with SHA-256 first). A high-S secp256k1 signature is false.
+// bytes; secp256k1 hashes them with SHA-256 first). A high-S secp256k1 signature is false, and so
+// is a 65-byte uncompressed secp256k1 key, r or s >= the group order, and an ed25519 S >= L.
 bool VerifySignature(KeyType type, std::string_view pubkey, std::string_view msg,
                      std::string_view signature);
 

@@ -1,0 +1,190 @@
+#include "crypto/bech32.h"
+
+#include <cstdio>
+
+namespace kairos::crypto {
+
+namespace {
+
+constexpr char kCharset[] = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
+constexpr std::size_t kChecksumLength = 6;
+constexpr std::uint32_t kBech32Constant = 1;
+constexpr std::uint32_t kBech32mConstant = 0x2bc830a3;  // BIP-350, only to name the mistake
+
+// The BCH checksum of BIP-173 over 5-bit values.
+std::uint32_t PolymodStep(std::uint32_t chk, std::uint8_t value) {
+  static constexpr std::uint32_t kGen[5] = {0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd,
+                                            0x2a1462b3};
+  const std::uint32_t top = chk >> 25;
+  chk = ((chk & 0x1ffffff) << 5) ^ value;
+  for (int i = 0; i < 5; ++i) {
+    if ((top >> i) & 1) chk ^= kGen[i];
+  }
+  return chk;
+}
+
+// The checksum state after the expanded hrp: high bits of each character, 0, low bits.
+std::uint32_t PolymodHrp(std::string_view hrp) {
+  std::uint32_t chk = 1;
+  for (char c : hrp) chk = PolymodStep(chk, static_cast<std::uint8_t>(c) >> 5);
+  chk = PolymodStep(chk, 0);
+  for (char c : hrp) chk = PolymodStep(chk, static_cast<std::uint8_t>(c) & 31);
+  return chk;
+}
+
+int CharsetIndex(char c) {
+  for (int i = 0; i < 32; ++i) {
+    if (kCharset[i] == c) return i;
+  }
+  return -1;
+}
+
+std::string Describe(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  char buf[16];
+  if (u >= 33 && u <= 126) {
+    std::snprintf(buf, sizeof buf, "'%c'", c);
+  } else {
+    std::snprintf(buf, sizeof buf, "0x%02X", u);
+  }
+  return buf;
+}
+
+Status Invalid(const std::string& what) { return Status::InvalidArgument("bech32: " + what); }
+
+}  // namespace
+
+std::string Bech32EncodeWords(std::string_view hrp, std::span<const std::uint8_t> words) {
+  std::uint32_t chk = PolymodHrp(hrp);
+  for (std::uint8_t w : words) chk = PolymodStep(chk, w);
+  for (std::size_t i = 0; i < kChecksumLength; ++i) chk = PolymodStep(chk, 0);
+  chk ^= kBech32Constant;
+
+  std::string out(hrp);
+  out.push_back('1');
+  for (std::uint8_t w : words) out.push_back(kCharset[w & 31]);
+  for (std::size_t i = 0; i < kChecksumLength; ++i) {
+    out.push_back(kCharset[(chk >> (5 * (kChecksumLength - 1 - i))) & 31]);
+  }
+  return out;
+}
+
+Result<Bech32Words> Bech32DecodeWords(std::string_view text) {
+  if (text.size() > kBech32MaxLength) {
+    return Invalid("string is " + std::to_string(text.size()) + " characters, more than 90");
+  }
+  bool lower = false, upper = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    if (u < 33 || u > 126) {
+      return Invalid("character " + Describe(text[i]) + " out of range at position " +
+                     std::to_string(i));
+    }
+    lower |= (u >= 'a' && u <= 'z');
+    upper |= (u >= 'A' && u <= 'Z');
+  }
+  if (lower && upper) return Invalid("string mixes upper and lower case");
+
+  const std::size_t sep = text.rfind('1');
+  if (sep == std::string_view::npos) return Invalid("no separator '1'");
+  if (sep == 0) return Invalid("empty human-readable part");
+  if (text.size() - sep - 1 < kChecksumLength) {
+    return Invalid("data part is shorter than the 6-character checksum");
+  }
+
+  Bech32Words out;
+  out.hrp.reserve(sep);
+  for (std::size_t i = 0; i < sep; ++i) {
+    char c = text[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    out.hrp.push_back(c);
+  }
+  std::uint32_t chk = PolymodHrp(out.hrp);
+  const std::size_t data_len = text.size() - sep - 1;
+  out.words.reserve(data_len - kChecksumLength);
+  for (std::size_t i = sep + 1; i < text.size(); ++i) {
+    char c = text[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    const int value = CharsetIndex(c);
+    if (value < 0) {
+      return Invalid("invalid data character " + Describe(text[i]) + " at position " +
+                     std::to_string(i));
+    }
+    chk = PolymodStep(chk, static_cast<std::uint8_t>(value));
+    if (i < text.size() - kChecksumLength) out.words.push_back(static_cast<std::uint8_t>(value));
+  }
+  if (chk != kBech32Constant) {
+    return Invalid(chk == kBech32mConstant ? "invalid checksum (a bech32m checksum, not bech32)"
+                                           : "invalid checksum");
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> Bech32BytesToWords(std::string_view bytes) {
+  std::vector<std::uint8_t> out;
+  out.reserve((bytes.size() * 8 + 4) / 5);
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (unsigned char b : bytes) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out.push_back(static_cast<std::uint8_t>((acc >> bits) & 31));
+    }
+  }
+  if (bits > 0) out.push_back(static_cast<std::uint8_t>((acc << (5 - bits)) & 31));
+  return out;
+}
+
+Result<std::string> Bech32WordsToBytes(std::span<const std::uint8_t> words) {
+  std::string out;
+  out.reserve(words.size() * 5 / 8);
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (std::uint8_t w : words) {
+    if (w > 31) return Invalid("word out of range");
+    acc = ((acc << 5) | w) & 0xfff;  // at most 12 bits are ever pending
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  if (bits >= 5) return Invalid("more than 4 bits of padding");
+  if ((acc & ((1u << bits) - 1)) != 0) return Invalid("non-zero padding bits");
+  return out;
+}
+
+std::string Bech32Encode(std::string_view hrp, std::string_view bytes) {
+  return Bech32EncodeWords(hrp, Bech32BytesToWords(bytes));
+}
+
+Result<Bech32Data> Bech32Decode(std::string_view text) {
+  Result<Bech32Words> words = Bech32DecodeWords(text);
+  if (!words.ok()) return words.status();
+  Result<std::string> bytes = Bech32WordsToBytes(words->words);
+  if (!bytes.ok()) return bytes.status();
+  return Bech32Data{std::move(words->hrp), std::move(*bytes)};
+}
+
+Result<std::string> DecodeAccountAddress(std::string_view text) {
+  if (text.empty()) return Status::InvalidArgument("empty address string is not allowed");
+  Result<Bech32Data> data = Bech32Decode(text);
+  if (!data.ok()) return data.status();
+  if (data->hrp != kAccountPrefix) {
+    return Status::InvalidArgument("invalid Bech32 prefix; expected " +
+                                   std::string(kAccountPrefix) + ", got " + data->hrp);
+  }
+  if (data->bytes.size() != 20 && data->bytes.size() != 32) {
+    return Status::InvalidArgument("address length must be 20 or 32 bytes, got " +
+                                   std::to_string(data->bytes.size()));
+  }
+  return std::move(data->bytes);
+}
+
+std::string EncodeAccountAddress(std::string_view address_bytes) {
+  return Bech32Encode(kAccountPrefix, address_bytes);
+}
+
+}  // namespace kairos::crypto
