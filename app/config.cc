@@ -1,5 +1,7 @@
 #include "app/config.h"
 
+#include "ante/context.h"
+
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -89,6 +91,13 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
                                   ReadInteger(&Config::block_cache_bytes, 0, 64ll << 30)}},
            {"verify_on_open", {"a boolean", ReadBool(&Config::verify_on_open)}},
        }},
+      {"tx",
+       {
+           {"min_gas_prices", {"a string of gas prices such as \"0.025stake\" (\"\" for none)",
+                               ReadString(&Config::min_gas_prices)}},
+           {"signature_threads", {"an integer from 1 to 64",
+                                  ReadInteger(&Config::signature_threads, 1, 64)}},
+       }},
   };
   return *schema;
 }
@@ -173,6 +182,9 @@ Result<Config> LoadConfig(const std::string& path) {
 }
 
 Status ValidateConfig(const Config& c) {
+  if (auto prices = ante::ParseGasPrices(c.min_gas_prices); !prices.ok()) {
+    return Status::InvalidArgument("tx.min_gas_prices: " + prices.status().message());
+  }
   abci::ListenAddress address;
   std::string error;
   if (!abci::ParseListenAddress(c.abci_address, &address, &error)) {
@@ -265,7 +277,20 @@ std::string DefaultConfigToml() {
         "# Read every table with checksums when kairosd starts, naming a corrupt file.\n"
         "# Costs one full read of the database (seconds per GB).\n"
         "verify_on_open = "
-     << (d.verify_on_open ? "true" : "false") << "\n";
+     << (d.verify_on_open ? "true" : "false")
+     << "\n"
+        "\n"
+        "[tx]\n"
+        "# This node's minimum gas prices, checked in CheckTx only (never in consensus): a tx\n"
+        "# must pay at least price x gas limit in one of the denoms, e.g. \"0.025stake\".\n"
+        "# \"\" accepts any fee, zero included.\n"
+        "min_gas_prices = \""
+     << d.min_gas_prices
+     << "\"\n"
+        "# Threads that verify a block's signatures in parallel before it runs (the results\n"
+        "# are combined in block order, so the outcome does not depend on this).\n"
+        "signature_threads = "
+     << d.signature_threads << "\n";
   return os.str();
 }
 

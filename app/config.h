@@ -35,6 +35,9 @@ struct Config {
   std::size_t page_cache_pages = 200000;
   std::size_t block_cache_bytes = 128u << 20;
   bool verify_on_open = true;
+  // [tx]
+  std::string min_gas_prices;  // "" accepts any fee; e.g. "0.025stake"
+  std::size_t signature_threads = 2;
 };
 
 // Parses TOML text. Unknown keys and bad values are errors that name the key and the expected

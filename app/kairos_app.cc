@@ -3,7 +3,18 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include <thread>
+
+#include "ante/sign_doc.h"
+#include "app/genesis.h"
 #include "app/hex.h"
+#include "app/proto_util.h"
+#include "app/tx_codec.h"
+#include "cosmos/auth/v1beta1/query.pb.h"
+#include "cosmos/bank/v1beta1/query.pb.h"
+#include "cosmos/tx/v1beta1/service.pb.h"
+#include "crypto/bech32.h"
+#include "kairos/auth/v1/query.pb.h"
 #include "app/logging.h"
 #include "app/proofs.h"
 #include "app/version.h"
@@ -18,6 +29,7 @@ constexpr char kKeyChainId[] = "meta/chain_id";
 constexpr char kKeyInitialHeight[] = "meta/initial_height";
 constexpr char kKeyMaxKeyBytes[] = "meta/max_key_bytes";
 constexpr char kKeyMaxValueBytes[] = "meta/max_value_bytes";
+constexpr char kKeyMaxBlockGas[] = "meta/max_block_gas";
 
 std::string EncodeInt64(std::int64_t v) {
   std::string out(8, '\0');
@@ -82,22 +94,36 @@ pb::ResponseQuery QueryError(std::uint32_t code, const char* codespace, std::str
 }  // namespace
 
 Result<std::unique_ptr<KairosApp>> KairosApp::Open(std::unique_ptr<store::MerkleStore> store,
-                                                   store::KvLimits genesis_limits) {
-  std::unique_ptr<KairosApp> app(new KairosApp(std::move(store), genesis_limits));
-  const store::MerkleStore& s = *app->store_;
-  if (s.version() == 0) {
+                                                   AppOptions options) {
+  std::unique_ptr<KairosApp> app(new KairosApp(std::move(store), std::move(options)));
+  if (app->store_->version() == 0) {
     Log()->info("no committed state in the store: waiting for InitChain");
     return app;
   }
+  if (Status s = app->LoadCommitted(); !s.ok()) return s;
+  Log()->info("loaded committed state: chain {} height {} app hash {}", Printable(app->chain_id_),
+              app->store_->version(), HexUpper(app->last_app_hash()));
+  return app;
+}
+
+Status KairosApp::LoadCommitted() {
+  const store::MerkleStore& s = *store_;
   std::string value;
   if (Status st = s.Get(kKeyChainId, &value); st.ok()) {
-    app->chain_id_ = value;
+    chain_id_ = value;
   } else if (!st.IsNotFound()) {
     return st;
   }
   if (Status st = s.Get(kKeyInitialHeight, &value); st.ok()) {
-    if (!DecodeInt64(value, &app->initial_height_)) {
+    if (!DecodeInt64(value, &initial_height_)) {
       return Status::Corruption(std::string(kKeyInitialHeight) + " is not an 8-byte height");
+    }
+  } else if (!st.IsNotFound()) {
+    return st;
+  }
+  if (Status st = s.Get(kKeyMaxBlockGas, &value); st.ok()) {
+    if (!DecodeInt64(value, &max_block_gas_)) {
+      return Status::Corruption(std::string(kKeyMaxBlockGas) + " is not an 8-byte integer");
     }
   } else if (!st.IsNotFound()) {
     return st;
@@ -112,45 +138,38 @@ Result<std::unique_ptr<KairosApp>> KairosApp::Open(std::unique_ptr<store::Merkle
     if (!DecodeInt64(value, &limit) || limit <= 0) {
       return Status::Corruption(std::string(key) + " is not a positive 8-byte integer");
     }
-    app->limits_.*field = static_cast<std::size_t>(limit);
+    limits_.*field = static_cast<std::size_t>(limit);
   }
-  app->check_state_ = std::make_unique<store::Branch>(*app->store_, app->limits_);
-  Log()->info("loaded committed state: chain {} height {} app hash {}",
-              Printable(app->chain_id_), s.version(), HexUpper(app->last_app_hash()));
-  return app;
+  if (Status st = auth_.LoadParams(s); !st.ok()) return st;
+  if (!s.commit_info().empty() && !DecodeInt64(s.commit_info(), &last_block_time_)) {
+    return Status::Corruption("the commit info (last block time) is malformed");
+  }
+  check_state_ = std::make_unique<store::Branch>(*store_, limits_);
+  return Status::OK();
 }
 
-KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store, store::KvLimits limits)
+KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store, AppOptions options)
     : store_(std::move(store)),
-      limits_(limits),
+      options_(std::move(options)),
+      limits_(options_.genesis_limits),
       check_state_(std::make_unique<store::Branch>(*store_, limits_)) {}
 
 std::string KairosApp::last_app_hash() const {
   return store_->version() == 0 ? std::string() : store::ToBytes(store_->root_hash());
 }
 
-std::pair<std::string, std::string> KairosApp::TxWrite(const std::string& tx) {
-  const auto eq = tx.find('=');
-  if (eq != std::string::npos && eq > 0 && eq + 1 < tx.size()) {
-    return {"kv/" + tx.substr(0, eq), tx.substr(eq + 1)};
-  }
-  return {"tx/" + HexEncode(store::ToBytes(store::Sha256Of(tx))), tx};
+void KairosApp::CheckStore(const ante::TxStatus& s, const char* where) {
+  if (s.store_failure()) StopOnBrokenStore(where, Status::IOError(s.log()));
 }
 
-void KairosApp::ApplyTx(const std::string& tx, store::KvStore& branch, std::uint32_t* code,
-                        std::string* log) const {
-  *code = 0;
-  log->clear();
-  if (tx.empty()) {
-    *code = kCodeTxDecode;
-    *log = "tx parse error: empty tx";
-    return;
-  }
-  const auto [key, value] = TxWrite(tx);
-  if (Status s = branch.Set(key, value); !s.ok()) {
-    *code = kCodeInvalidRequest;
-    *log = "invalid request: " + s.message();
-  }
+ante::BlockInfo KairosApp::CheckBlockInfo() const {
+  ante::BlockInfo b;
+  b.chain_id = chain_id_;
+  const std::int64_t last = store_->version();
+  b.height = last == 0 ? initial_height_ : last + 1;
+  b.time_unix_nanos = last_block_time_;
+  b.max_gas = max_block_gas_;
+  return b;
 }
 
 pb::ResponseInfo KairosApp::Info(const pb::RequestInfo& req) {
@@ -163,6 +182,38 @@ pb::ResponseInfo KairosApp::Info(const pb::RequestInfo& req) {
   res.set_last_block_height(store_->version());
   res.set_last_block_app_hash(last_app_hash());
   return res;
+}
+
+// --- queries -----------------------------------------------------------------------------
+
+std::optional<pb::ResponseQuery> KairosApp::ResolveHeight(std::int64_t requested,
+                                                          std::int64_t* at) const {
+  *at = requested == 0 ? store_->version() : requested;
+  if (requested < 0) {
+    return QueryError(kCodeInvalidHeight, kCodespaceSdk,
+                      "invalid height: cannot query with a negative height " +
+                          std::to_string(requested));
+  }
+  if (store_->version() == 0) {
+    return QueryError(kCodeInvalidHeight, kCodespaceSdk,
+                      "invalid height: no block has been committed yet");
+  }
+  if (Status s = store_->CheckVersion(*at); !s.ok()) {
+    return QueryError(kCodeInvalidHeight, kCodespaceSdk, "invalid height: " + s.message());
+  }
+  return std::nullopt;
+}
+
+void KairosApp::AttachProof(std::int64_t at, const std::string& key,
+                            pb::ResponseQuery* res) const {
+  store::KeyProof proof;
+  if (Status s = store_->Prove(at, key, &proof); IsBroken(s)) {
+    StopOnBrokenStore("a proof at height " + std::to_string(at), s);
+  } else if (!s.ok()) {
+    res->set_log(res->log() + (res->log().empty() ? "" : "; ") + "no proof: " + s.message());
+    return;
+  }
+  for (const auto& op : ToProofOps(key, proof).ops()) *res->mutable_proof_ops()->add_ops() = op;
 }
 
 pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) {
@@ -178,6 +229,10 @@ pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) {
       }
       return QueryStore(key, req.height(), req.prove());
     }
+  }
+  if (path == "/cosmos.tx.v1beta1.Service/Simulate") return QuerySimulate(req);
+  if (path.rfind("/cosmos.", 0) == 0 || path.rfind("/kairos.", 0) == 0) {
+    return QueryModule(path, req);
   }
   const std::int64_t latest = store_->version();
   if (req.height() != 0 && req.height() != latest) {
@@ -195,21 +250,23 @@ pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) {
   } else {
     return QueryError(kCodeUnknownRequest, kCodespaceSdk,
                       "unknown query path '" + Printable(path) +
-                          "'; known paths: /app/version, /app/height, /store/<hex key>, "
-                          "/store (key in data)");
+                          "'; known paths: /cosmos.auth.v1beta1.Query/Account, "
+                          "/cosmos.bank.v1beta1.Query/Balance, "
+                          "/cosmos.bank.v1beta1.Query/AllBalances, "
+                          "/cosmos.tx.v1beta1.Service/Simulate, "
+                          "/kairos.auth.v1.Query/UnorderedNonce, /app/version, /app/height, "
+                          "/store/<hex key>, /store (key in data)");
   }
   return res;
 }
 
 pb::ResponseQuery KairosApp::QueryStore(const std::string& key, std::int64_t height,
                                         bool prove) const {
-  const std::int64_t at = height == 0 ? store_->version() : height;
   if (key.empty()) {
     return QueryError(kCodeInvalidRequest, kCodespaceSdk, "invalid request: empty store key");
   }
-  if (Status s = store_->CheckVersion(at); !s.ok()) {
-    return QueryError(kCodeInvalidHeight, kCodespaceSdk, "invalid height: " + s.message());
-  }
+  std::int64_t at = 0;
+  if (auto err = ResolveHeight(height, &at)) return *err;
   pb::ResponseQuery res;
   res.set_key(key);
   res.set_height(at);
@@ -223,28 +280,224 @@ pb::ResponseQuery KairosApp::QueryStore(const std::string& key, std::int64_t hei
   } else {
     return QueryError(kCodeInvalidRequest, kCodespaceSdk, "invalid request: " + s.message());
   }
-  if (prove) {
-    store::KeyProof proof;
-    if (Status s = store_->Prove(at, key, &proof); IsBroken(s)) {
-      StopOnBrokenStore("a proof at height " + std::to_string(at), s);
-    } else if (!s.ok()) {  // e.g. an empty tree, which cannot prove absence
-      return QueryError(kCodeInvalidRequest, kCodespaceSdk, "invalid request: " + s.message());
-    }
-    *res.mutable_proof_ops() = ToProofOps(key, proof);
-  }
+  if (prove) AttachProof(at, key, &res);
   return res;
 }
 
+namespace {
+
+// A KvReader over one committed version (point reads only).
+class VersionReader final : public store::KvReader {
+ public:
+  VersionReader(const store::MerkleStore& s, std::int64_t v) : store_(s), version_(v) {}
+  Status Get(std::string_view key, std::string* value) const override {
+    return store_.GetAt(version_, key, value);
+  }
+  std::unique_ptr<store::KvIterator> Iterate(std::string_view start,
+                                             std::string_view end) const override {
+    return store_.Iterate(start, end);  // REQUIRES: version_ is the latest
+  }
+
+ private:
+  const store::MerkleStore& store_;
+  std::int64_t version_;
+};
+
+template <class M>
+bool ParseRequest(const std::string& data, M* m) {
+  return m->ParseFromString(data);
+}
+
+}  // namespace
+
+pb::ResponseQuery KairosApp::QueryModule(const std::string& path,
+                                         const pb::RequestQuery& req) const {
+  std::int64_t at = 0;
+  if (auto err = ResolveHeight(req.height(), &at)) return *err;
+  const VersionReader reader(*store_, at);
+  const auto bad_request = [&](const std::string& why) {
+    return QueryError(kCodeInvalidRequest, kCodespaceSdk,
+                      "invalid request: " + path + ": " + why);
+  };
+  const auto decode_address = [&](const std::string& text, std::string* out) -> bool {
+    auto a = crypto::DecodeAccountAddress(text);
+    if (!a.ok()) return false;
+    *out = *a;
+    return true;
+  };
+  const auto broken = [&](const Status& s) -> pb::ResponseQuery {
+    if (IsBroken(s)) StopOnBrokenStore("query " + path, s);
+    return bad_request(s.message());
+  };
+  pb::ResponseQuery res;
+  res.set_height(at);
+
+  if (path == "/cosmos.auth.v1beta1.Query/Account") {
+    cosmos::auth::v1beta1::QueryAccountRequest q;
+    std::string address;
+    if (!ParseRequest(req.data(), &q)) return bad_request("data is not a QueryAccountRequest");
+    if (!decode_address(q.address(), &address)) {
+      return bad_request("invalid address \"" + Printable(q.address()) + "\"");
+    }
+    const std::string key = AuthKeeper::AccountKey(address);
+    std::string value;
+    Status s = store_->GetAt(at, key, &value);
+    if (s.IsNotFound()) {
+      // CosmJS recognises a missing account by the gRPC NotFound text.
+      pb::ResponseQuery nf = QueryError(kCodeKeyNotFound, kCodespaceSdk,
+                                        "rpc error: code = NotFound desc = account " +
+                                            q.address() + " not found: key not found");
+      nf.set_height(at);
+      if (req.prove()) AttachProof(at, key, &nf);
+      return nf;
+    }
+    if (!s.ok()) return broken(s);
+    cosmos::auth::v1beta1::QueryAccountResponse r;
+    r.mutable_account()->set_type_url("/cosmos.auth.v1beta1.BaseAccount");
+    r.mutable_account()->set_value(value);
+    res.set_key(key);
+    res.set_value(SerializeDeterministic(r));
+    if (req.prove()) AttachProof(at, key, &res);
+    return res;
+  }
+
+  if (path == "/cosmos.bank.v1beta1.Query/Balance") {
+    cosmos::bank::v1beta1::QueryBalanceRequest q;
+    std::string address;
+    if (!ParseRequest(req.data(), &q)) return bad_request("data is not a QueryBalanceRequest");
+    if (!decode_address(q.address(), &address)) {
+      return bad_request("invalid address \"" + Printable(q.address()) + "\"");
+    }
+    if (!ante::ValidDenom(q.denom())) {
+      return bad_request("invalid denom \"" + Printable(q.denom()) + "\"");
+    }
+    auto amount = bank_.GetBalance(reader, address, q.denom());
+    if (!amount.ok()) return broken(amount.status());
+    cosmos::bank::v1beta1::QueryBalanceResponse r;
+    r.mutable_balance()->set_denom(q.denom());
+    r.mutable_balance()->set_amount(ante::ToString(*amount));
+    const std::string key = BankKeeper::BalanceKey(address, q.denom());
+    res.set_key(key);
+    res.set_value(SerializeDeterministic(r));
+    if (req.prove()) AttachProof(at, key, &res);
+    return res;
+  }
+
+  if (path == "/cosmos.bank.v1beta1.Query/AllBalances") {
+    cosmos::bank::v1beta1::QueryAllBalancesRequest q;
+    std::string address;
+    if (!ParseRequest(req.data(), &q)) {
+      return bad_request("data is not a QueryAllBalancesRequest");
+    }
+    if (!decode_address(q.address(), &address)) {
+      return bad_request("invalid address \"" + Printable(q.address()) + "\"");
+    }
+    if (at != store_->version()) {
+      return QueryError(kCodeInvalidHeight, kCodespaceSdk,
+                        "invalid height: AllBalances is answered at the latest height (" +
+                            std::to_string(store_->version()) +
+                            ") only; use Balance per denom at past heights");
+    }
+    auto coins = bank_.GetAllBalances(reader, address);
+    if (!coins.ok()) return broken(coins.status());
+    cosmos::bank::v1beta1::QueryAllBalancesResponse r;
+    for (const ante::Coin& c : coins->coins()) {
+      auto* coin = r.add_balances();
+      coin->set_denom(c.denom);
+      coin->set_amount(ante::ToString(c.amount));
+      if (req.prove()) AttachProof(at, BankKeeper::BalanceKey(address, c.denom), &res);
+    }
+    r.mutable_pagination()->set_total(static_cast<std::uint64_t>(coins->coins().size()));
+    res.set_key(BankKeeper::BalancePrefix(address));
+    res.set_value(SerializeDeterministic(r));
+    return res;
+  }
+
+  if (path == "/kairos.auth.v1.Query/UnorderedNonce") {
+    kairos::auth::v1::QueryUnorderedNonceRequest q;
+    std::string address;
+    if (!ParseRequest(req.data(), &q)) {
+      return bad_request("data is not a QueryUnorderedNonceRequest");
+    }
+    if (!decode_address(q.signer(), &address)) {
+      return bad_request("invalid signer address \"" + Printable(q.signer()) + "\"");
+    }
+    auto used = auth_.HasUnorderedNonce(reader, address, q.timeout_unix_nanos());
+    if (!used.ok()) return broken(used.status());
+    kairos::auth::v1::QueryUnorderedNonceResponse r;
+    r.set_used(*used);
+    const std::string key = AuthKeeper::UnorderedNonceKey(q.timeout_unix_nanos(), address);
+    res.set_key(key);
+    res.set_value(SerializeDeterministic(r));
+    if (req.prove()) AttachProof(at, key, &res);
+    return res;
+  }
+
+  return QueryError(kCodeUnknownRequest, kCodespaceSdk,
+                    "unknown query path '" + Printable(path) + "'");
+}
+
+pb::ResponseQuery KairosApp::QuerySimulate(const pb::RequestQuery& req) const {
+  cosmos::tx::v1beta1::SimulateRequest q;
+  if (!q.ParseFromString(req.data())) {
+    return QueryError(kCodeInvalidRequest, kCodespaceSdk,
+                      "invalid request: data is not a SimulateRequest");
+  }
+  if (q.tx_bytes().empty()) {
+    return QueryError(kCodeInvalidRequest, kCodespaceSdk,
+                      "invalid request: empty tx_bytes (the deprecated tx field is not "
+                      "supported)");
+  }
+  auto decoded = DecodeTx(q.tx_bytes());
+  if (auto* err = std::get_if<TxError>(&decoded)) {
+    return QueryError(err->code, kCodespaceSdk, err->log);
+  }
+  const ante::Tx& tx = std::get<ante::Tx>(decoded);
+  // On a throwaway branch of the check state: sees pending txs, writes nothing.
+  store::Branch scratch(*check_state_, limits_);
+  TxOutcome out = runner_.Run(ante::ExecMode::kSimulate, tx, scratch, CheckBlockInfo());
+  CheckStore(out.status, "Simulate");
+  if (!out.status.ok()) {
+    pb::ResponseQuery res = QueryError(out.status.code(), kCodespaceSdk, out.status.log());
+    res.set_height(store_->version());
+    return res;
+  }
+  cosmos::tx::v1beta1::SimulateResponse r;
+  r.mutable_gas_info()->set_gas_wanted(out.gas_wanted);
+  r.mutable_gas_info()->set_gas_used(out.gas_used);
+  for (auto& e : out.events) *r.mutable_result()->add_events() = std::move(e);
+  pb::ResponseQuery res;
+  res.set_height(store_->version());
+  res.set_value(SerializeDeterministic(r));
+  return res;
+}
+
+// --- mempool connection ------------------------------------------------------------------
+
 pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx& req) {
   pb::ResponseCheckTx res;
-  std::uint32_t code = 0;
-  std::string log;
-  ApplyTx(req.tx(), *check_state_, &code, &log);
-  if (code != 0) {
-    res.set_code(code);
+  auto decoded = DecodeTx(req.tx());
+  if (auto* err = std::get_if<TxError>(&decoded)) {
+    res.set_code(err->code);
     res.set_codespace(kCodespaceSdk);
-    res.set_log(std::move(log));
+    res.set_log(std::move(err->log));
+    return res;
   }
+  const ante::Tx& tx = std::get<ante::Tx>(decoded);
+  const ante::ExecMode mode =
+      req.type() == pb::RECHECK ? ante::ExecMode::kReCheck : ante::ExecMode::kCheck;
+  TxOutcome out = runner_.Run(mode, tx, *check_state_, CheckBlockInfo(), options_.min_gas_prices);
+  CheckStore(out.status, "CheckTx");
+  res.set_gas_wanted(static_cast<std::int64_t>(out.gas_wanted));
+  res.set_gas_used(static_cast<std::int64_t>(out.gas_used));
+  if (!out.status.ok()) {
+    res.set_code(out.status.code());
+    res.set_codespace(kCodespaceSdk);
+    res.set_log(out.status.log());
+    Log()->debug("CheckTx {} rejected: {}", HexUpper(tx.hash), out.status.log());
+    return res;
+  }
+  for (auto& e : out.events) *res.add_events() = std::move(e);
   return res;
 }
 
@@ -260,27 +513,65 @@ pb::ResponseInsertTx KairosApp::InsertTx(const pb::RequestInsertTx&) {
 
 pb::ResponseReapTxs KairosApp::ReapTxs(const pb::RequestReapTxs&) { return {}; }
 
+// --- consensus connection ----------------------------------------------------------------
+
 pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   if (store_->version() != 0) {
     throw std::runtime_error("InitChain at height " + std::to_string(store_->version()) +
                              ": the chain was initialised already (reset CometBFT and kairosd "
                              "data together)");
   }
+  auto genesis = ParseGenesis(req.app_state_bytes());
+  if (!genesis.ok()) throw std::runtime_error(genesis.status().message());
   chain_id_ = req.chain_id();
   initial_height_ = req.initial_height() > 0 ? req.initial_height() : 1;
-  genesis_.clear();
-  if (!chain_id_.empty()) genesis_[kKeyChainId] = chain_id_;
-  genesis_[kKeyInitialHeight] = EncodeInt64(initial_height_);
+  max_block_gas_ = req.has_consensus_params() && req.consensus_params().has_block()
+                       ? req.consensus_params().block().max_gas()
+                       : -1;
+  auth_.set_params(genesis->auth_params);
+
+  store::Branch state(*store_, limits_);
+  const auto put = [&](std::string_view key, std::string_view value) {
+    if (Status s = state.Set(key, value); !s.ok()) {
+      throw std::runtime_error("writing the genesis state: " + s.ToString());
+    }
+  };
+  if (!chain_id_.empty()) put(kKeyChainId, chain_id_);
+  put(kKeyInitialHeight, EncodeInt64(initial_height_));
   // This node's configured limits become the chain's: every node must start from the same
   // genesis state, and from then on the values in the state rule, whatever the config says.
-  genesis_[kKeyMaxKeyBytes] = EncodeInt64(static_cast<std::int64_t>(limits_.max_key_bytes));
-  genesis_[kKeyMaxValueBytes] = EncodeInt64(static_cast<std::int64_t>(limits_.max_value_bytes));
+  put(kKeyMaxKeyBytes, EncodeInt64(static_cast<std::int64_t>(limits_.max_key_bytes)));
+  put(kKeyMaxValueBytes, EncodeInt64(static_cast<std::int64_t>(limits_.max_value_bytes)));
+  put(kKeyMaxBlockGas, EncodeInt64(max_block_gas_));
+  put(AuthKeeper::kParamsKey, AuthKeeper::EncodeParams(genesis->auth_params));
+  put(BankKeeper::kDenomKey, genesis->denom);
+  for (const std::string& address : genesis->accounts) {
+    if (auto a = auth_.NewAccount(state, address); !a.ok()) {
+      throw std::runtime_error("genesis account: " + a.status().ToString());
+    }
+  }
+  for (const GenesisBalance& b : genesis->balances) {
+    auto existing = auth_.ReadAccount(state, b.address);
+    if (!existing.ok()) throw std::runtime_error("genesis: " + existing.status().ToString());
+    if (!*existing) {
+      if (auto a = auth_.NewAccount(state, b.address); !a.ok()) {
+        throw std::runtime_error("genesis account: " + a.status().ToString());
+      }
+    }
+    if (ante::TxStatus s = bank_.Mint(state, b.address, b.coins); !s.ok()) {
+      throw std::runtime_error("genesis balance of " +
+                               crypto::EncodeAccountAddress(b.address) + ": " + s.log());
+    }
+  }
+  genesis_ = state.changes();
   check_state_ = std::make_unique<store::Branch>(*store_, limits_);
   // The genesis root, computed now and committed with the first block.
   auto root = store_->Stage(initial_height_, genesis_);
   if (!root.ok()) throw std::runtime_error("staging the genesis state: " + root.status().ToString());
-  Log()->info("InitChain: chain {} initial height {} with {} validator(s), genesis app hash {}",
+  Log()->info("InitChain: chain {} initial height {} with {} validator(s), {} account(s), denom "
+              "{}, genesis app hash {}",
               Printable(chain_id_), initial_height_, req.validators_size(),
+              genesis->accounts.size() + genesis->balances.size(), genesis->denom,
               HexUpper(store::ToBytes(*root)));
   pb::ResponseInitChain res;
   *res.mutable_validators() = req.validators();
@@ -288,19 +579,75 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   return res;
 }
 
+static std::int64_t UnixNanos(const google::protobuf::Timestamp& t) {
+  // Header times are far from the int64 range (year 1678..2262); saturate anyway.
+  const long double n = static_cast<long double>(t.seconds()) * 1e9L + t.nanos();
+  if (n > 9.2e18L) return std::numeric_limits<std::int64_t>::max();
+  if (n < -9.2e18L) return std::numeric_limits<std::int64_t>::min();
+  return t.seconds() * 1'000'000'000 + t.nanos();
+}
+
+std::vector<std::size_t> KairosApp::CheckProposal(
+    ante::ExecMode mode, const google::protobuf::RepeatedPtrField<std::string>& txs,
+    std::int64_t height, std::int64_t time_unix_nanos) const {
+  std::vector<std::size_t> failed;
+  store::Branch scratch(*store_, limits_);
+  if (store_->version() == 0) scratch.Apply(genesis_);
+  ante::BlockInfo block{chain_id_, height, time_unix_nanos, max_block_gas_};
+  if (auto n = auth_.RemoveExpiredUnorderedNonces(scratch, time_unix_nanos); !n.ok()) {
+    StopOnBrokenStore("PreBlock of a proposal", n.status());
+  }
+  for (int i = 0; i < txs.size(); ++i) {
+    auto decoded = DecodeTx(txs[i]);
+    if (std::holds_alternative<TxError>(decoded)) {
+      failed.push_back(static_cast<std::size_t>(i));
+      continue;
+    }
+    TxOutcome out = runner_.Run(mode, std::get<ante::Tx>(decoded), scratch, block);
+    CheckStore(out.status, "a proposal check");
+    if (!out.status.ok()) failed.push_back(static_cast<std::size_t>(i));
+  }
+  return failed;
+}
+
 pb::ResponsePrepareProposal KairosApp::PrepareProposal(const pb::RequestPrepareProposal& req) {
+  // Until the app mempool (issue 5): CometBFT's txs in its order, minus those the ante now
+  // rejects (a duplicate unordered nonce, a stale sequence), within max_tx_bytes.
+  const std::vector<std::size_t> failed =
+      CheckProposal(ante::ExecMode::kPrepareProposal, req.txs(), req.height(),
+                    UnixNanos(req.time()));
   pb::ResponsePrepareProposal res;
   std::int64_t total = 0;
-  for (const std::string& tx : req.txs()) {
+  std::size_t next_failed = 0;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(req.txs_size()); ++i) {
+    if (next_failed < failed.size() && failed[next_failed] == i) {
+      ++next_failed;
+      continue;
+    }
+    const std::string& tx = req.txs(static_cast<int>(i));
     total += ProtoSizeOfTx(tx);
     if (total > req.max_tx_bytes()) break;
     res.add_txs(tx);
   }
+  if (!failed.empty()) {
+    Log()->info("PrepareProposal {}: left out {} tx(s) the ante rejects", req.height(),
+                failed.size());
+  }
   return res;
 }
 
-pb::ResponseProcessProposal KairosApp::ProcessProposal(const pb::RequestProcessProposal&) {
+pb::ResponseProcessProposal KairosApp::ProcessProposal(const pb::RequestProcessProposal& req) {
+  const std::vector<std::size_t> failed =
+      CheckProposal(ante::ExecMode::kProcessProposal, req.txs(), req.height(),
+                    UnixNanos(req.time()));
   pb::ResponseProcessProposal res;
+  if (!failed.empty()) {
+    Log()->warn("ProcessProposal {}: REJECT, tx {} of {} is invalid (e.g. a duplicate unordered "
+                "nonce)",
+                req.height(), failed.front(), req.txs_size());
+    res.set_status(pb::ResponseProcessProposal::REJECT);
+    return res;
+  }
   res.set_status(pb::ResponseProcessProposal::ACCEPT);
   return res;
 }
@@ -314,6 +661,45 @@ pb::ResponseVerifyVoteExtension KairosApp::VerifyVoteExtension(
   return res;
 }
 
+void KairosApp::PreVerifySignatures(const std::vector<const ante::Tx*>& txs) const {
+  // Jobs: (pubkey, sign bytes, signature) from the committed state. A signer whose account or
+  // key is new in this block is simply left to the sequential run.
+  struct Job {
+    ante::PubKey key;
+    std::string sign_bytes;
+    const std::string* signature;
+  };
+  std::vector<Job> jobs;
+  for (const ante::Tx* tx : txs) {
+    for (std::size_t i = 0; i < tx->signers.size() && i < tx->signatures.size(); ++i) {
+      auto acc = auth_.ReadAccount(*store_, tx->signers[i]);
+      if (!acc.ok() || !*acc) continue;
+      std::optional<ante::PubKey> key = (*acc)->pub_key;
+      if (!key && i < tx->signer_infos.size()) key = tx->signer_infos[i].public_key;
+      if (!key) continue;
+      std::string sign_bytes = ante::SignDocBytes(tx->body_bytes, tx->auth_info_bytes, chain_id_,
+                                                  (*acc)->account_number);
+      if (signature_cache_.Contains(
+              ante::SignatureCache::KeyOf(*key, sign_bytes, tx->signatures[i]))) {
+        continue;
+      }
+      jobs.push_back({*key, std::move(sign_bytes), &tx->signatures[i]});
+    }
+  }
+  const std::size_t threads = std::min<std::size_t>(options_.signature_threads, jobs.size() / 64 + 1);
+  if (jobs.empty()) return;
+  const auto work = [&](std::size_t from, std::size_t step) {
+    for (std::size_t j = from; j < jobs.size(); j += step) {
+      (void)ante::VerifyTxSignature(jobs[j].key, jobs[j].sign_bytes, *jobs[j].signature,
+                                    &signature_cache_);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
+  work(0, threads);
+  for (std::thread& t : pool) t.join();
+}
+
 pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBlock& req) {
   block_started_ = std::chrono::steady_clock::now();
   const std::int64_t last = store_->version();
@@ -325,32 +711,62 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
                              " but the next height is " + std::to_string(expected) +
                              " (last committed " + std::to_string(last) + ")");
   }
+  const std::int64_t block_time = UnixNanos(req.time());
   // Always from the last committed state: a block re-sent after a crash, or a second
   // FinalizeBlock before Commit, gives the same result.
   store::Branch block(*store_, limits_);
   if (last == 0) block.Apply(genesis_);
-  pb::ResponseFinalizeBlock res;
-  for (const std::string& tx : req.txs()) {
-    std::uint32_t code = 0;
-    std::string log;
-    ApplyTx(tx, block, &code, &log);
-    pb::ExecTxResult* result = res.add_tx_results();
-    if (code != 0) {
-      result->set_code(code);
-      result->set_codespace(kCodespaceSdk);
-      result->set_log(std::move(log));
-    }
+
+  // PreBlock: expired unordered nonces (timeout <= block time) go before any tx runs.
+  auto purged = auth_.RemoveExpiredUnorderedNonces(block, block_time);
+  if (!purged.ok()) StopOnBrokenStore("PreBlock of block " + std::to_string(height), purged.status());
+
+  std::vector<std::variant<ante::Tx, TxError>> decoded;
+  decoded.reserve(static_cast<std::size_t>(req.txs_size()));
+  std::vector<const ante::Tx*> valid;
+  for (const std::string& raw : req.txs()) {
+    decoded.push_back(DecodeTx(raw));
+    if (auto* tx = std::get_if<ante::Tx>(&decoded.back())) valid.push_back(tx);
   }
-  auto root = store_->Stage(height, block.changes());
+  PreVerifySignatures(valid);
+
+  const ante::BlockInfo info{chain_id_, height, block_time, max_block_gas_};
+  pb::ResponseFinalizeBlock res;
+  std::size_t failed = 0;
+  for (auto& d : decoded) {
+    pb::ExecTxResult* result = res.add_tx_results();
+    if (auto* err = std::get_if<TxError>(&d)) {
+      result->set_code(err->code);
+      result->set_codespace(kCodespaceSdk);
+      result->set_log(std::move(err->log));
+      ++failed;
+      continue;
+    }
+    TxOutcome out = runner_.Run(ante::ExecMode::kFinalize, std::get<ante::Tx>(d), block, info);
+    CheckStore(out.status, "FinalizeBlock");
+    result->set_gas_wanted(static_cast<std::int64_t>(out.gas_wanted));
+    result->set_gas_used(static_cast<std::int64_t>(out.gas_used));
+    if (!out.status.ok()) {
+      result->set_code(out.status.code());
+      result->set_codespace(kCodespaceSdk);
+      result->set_log(out.status.log());
+      ++failed;
+    }
+    for (auto& e : out.events) *result->add_events() = std::move(e);
+  }
+  // EndBlock: nothing yet (no validator updates).
+  auto root = store_->Stage(height, block.changes(), EncodeInt64(block_time));
   if (!root.ok()) {
     throw std::runtime_error("computing the app hash of block " + std::to_string(height) +
                              ": " + root.status().ToString());
   }
   staged_height_ = height;
+  staged_block_time_ = block_time;
   staged_txs_ = static_cast<std::size_t>(req.txs_size());
+  staged_failed_ = failed;
   res.set_app_hash(store::ToBytes(*root));
-  Log()->debug("FinalizeBlock {}: {} txs, app hash {}", height, req.txs_size(),
-               HexUpper(res.app_hash()));
+  Log()->debug("FinalizeBlock {}: {} txs ({} failed), {} unordered nonce(s) purged, app hash {}",
+               height, req.txs_size(), failed, *purged, HexUpper(res.app_hash()));
   return res;
 }
 
@@ -368,13 +784,14 @@ pb::ResponseCommit KairosApp::Commit(const pb::RequestCommit&) {
                       s);
   }
   staged_height_ = 0;
+  last_block_time_ = staged_block_time_;
   genesis_.clear();
   check_state_ = std::make_unique<store::Branch>(*store_, limits_);
   const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                             block_started_)
                       .count();
-  Log()->info("committed block {}: {} txs, app hash {}, {:.1f} ms", store_->version(),
-              staged_txs_, HexUpper(last_app_hash()), ms);
+  Log()->info("committed block {}: {} txs ({} failed), app hash {}, {:.1f} ms", store_->version(),
+              staged_txs_, staged_failed_, HexUpper(last_app_hash()), ms);
   return {};  // retain_height 0: CometBFT keeps every block
 }
 

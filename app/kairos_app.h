@@ -1,20 +1,27 @@
 // KairosApp: the state machine behind kairosd.
 //
-// State lives in the authenticated store (store/MerkleStore): the app hash is its root. Until
-// transactions are decoded (the next issue), a tx is applied as
-//   "key=value"  ->  kv/<key> = value
-//   anything else ->  tx/<sha256(tx) in hex> = tx
-// InitChain writes the chain identity (meta/chain_id, meta/initial_height) and the chain-wide
-// key and value size limits (meta/max_key_bytes, meta/max_value_bytes, taken from the config of
-// the node that starts the chain), so the tree is never empty and can always prove absence. Nothing else is written per block: an empty block leaves
-// the app hash as it was, which lets CometBFT's create_empty_blocks = false stop making blocks.
+// State lives in the authenticated store (store/MerkleStore): the app hash is its root. Txs are
+// Cosmos SDK v0.53 TxRaw bytes (app/tx_codec), run by TxRunner through the ante pipeline
+// (ante/) and the message handlers (x/auth and x/bank: app/auth, app/bank).
+//
+// InitChain reads the genesis app_state (app/genesis) and writes the chain identity, the
+// chain-wide limits, the params, the accounts and the balances; they are committed with the
+// first block. An empty block writes nothing, so the app hash stays the same and CometBFT's
+// create_empty_blocks = false can idle.
+//
+// FinalizeBlock: PreBlock (purge the unordered nonces whose timeout is <= the block time), then
+// each tx (ante branch, then message branch), then the root. Signatures of a block are checked
+// in parallel first (signature_threads), into the signature cache; the txs then run in block
+// order, so the results never depend on the threads.
 //
 // Durability: nothing reaches the disk before Commit. FinalizeBlock applies the block to a
 // branch of the last committed state and stages the new version; Commit writes it in one
-// synced LevelDB batch. A block re-sent after a crash is applied again from the same state.
+// synced LevelDB batch, with the block time beside it (outside the tree) for CheckTx after a
+// restart. A block re-sent after a crash is applied again from the same state.
 //
 // Thread-safety: every Application method runs on the ABCI application executor, one at a
-// time (see abci/application.h); the class holds no locks.
+// time (see abci/application.h); the class holds no locks. The signature cache is the only
+// state other threads touch (during FinalizeBlock's parallel pre-check), and it locks itself.
 #pragma once
 
 #include <chrono>
@@ -24,6 +31,11 @@
 #include <string>
 
 #include "abci/application.h"
+#include "ante/context.h"
+#include "ante/decorators.h"
+#include "app/auth.h"
+#include "app/bank.h"
+#include "app/tx_runner.h"
 #include "store/branch.h"
 #include "store/merkle_store.h"
 
@@ -35,16 +47,30 @@ namespace pb = ::tendermint::abci;
 inline constexpr std::uint32_t kCodeTxDecode = 2;
 inline constexpr std::uint32_t kCodeUnknownRequest = 6;
 inline constexpr std::uint32_t kCodeInvalidRequest = 18;
+inline constexpr std::uint32_t kCodeKeyNotFound = 22;
 inline constexpr std::uint32_t kCodeInvalidHeight = 26;
 inline constexpr char kCodespaceSdk[] = "sdk";
 
+struct AppOptions {
+  // Used until InitChain writes them into the state; a chain that has them in its state uses
+  // those instead.
+  store::KvLimits genesis_limits;
+  // This node's CheckTx fee policy (config tx.min_gas_prices).
+  std::vector<ante::GasPrice> min_gas_prices;
+  std::size_t signature_threads = 2;
+};
+
 class KairosApp final : public abci::Application {
  public:
-  // Loads the chain identity and limits from the last committed version of `store`.
-  // `genesis_limits` (the node's config) are used until InitChain writes them into the state;
-  // a chain that has them in its state uses those instead.
+  // Loads the chain identity, limits and params from the last committed version of `store`.
   static Result<std::unique_ptr<KairosApp>> Open(std::unique_ptr<store::MerkleStore> store,
-                                                 store::KvLimits genesis_limits);
+                                                 AppOptions options);
+  static Result<std::unique_ptr<KairosApp>> Open(std::unique_ptr<store::MerkleStore> store,
+                                                 store::KvLimits genesis_limits) {
+    AppOptions o;
+    o.genesis_limits = genesis_limits;
+    return Open(std::move(store), std::move(o));
+  }
 
   pb::ResponseInfo Info(const pb::RequestInfo& req) override;
   pb::ResponseQuery Query(const pb::RequestQuery& req) override;
@@ -71,21 +97,38 @@ class KairosApp final : public abci::Application {
   std::string last_app_hash() const;
   const store::KvLimits& limits() const { return limits_; }
 
-  // The state key a tx writes (see the file comment), and its value. Exposed for tests.
-  static std::pair<std::string, std::string> TxWrite(const std::string& tx);
-
  private:
-  KairosApp(std::unique_ptr<store::MerkleStore> store, store::KvLimits limits);
+  KairosApp(std::unique_ptr<store::MerkleStore> store, AppOptions options);
 
-  // Applies one tx to `branch`: code 0, or a code and log (the branch is then unchanged: a tx
-  // makes one write, which either happens or not. Txs that write several keys run on a branch
-  // of their own, applied only on success.)
-  void ApplyTx(const std::string& tx, store::KvStore& branch, std::uint32_t* code,
-               std::string* log) const;
+  Status LoadCommitted();
+  // The block a CheckTx is judged against: the next height, the last block's time.
+  ante::BlockInfo CheckBlockInfo() const;
+  // Runs a proposal's txs on a scratch branch (PreBlock first); the indices of those that fail.
+  std::vector<std::size_t> CheckProposal(
+      ante::ExecMode mode, const google::protobuf::RepeatedPtrField<std::string>& txs,
+      std::int64_t height, std::int64_t time_unix_nanos) const;
+  // Verifies the signatures of decoded txs in parallel into the signature cache.
+  void PreVerifySignatures(const std::vector<const ante::Tx*>& txs) const;
+  // Stops the node if a tx outcome says the store broke.
+  static void CheckStore(const ante::TxStatus& s, const char* where);
+
   pb::ResponseQuery QueryStore(const std::string& key, std::int64_t height, bool prove) const;
+  pb::ResponseQuery QueryModule(const std::string& path, const pb::RequestQuery& req) const;
+  pb::ResponseQuery QuerySimulate(const pb::RequestQuery& req) const;
+  // Resolves a query height (0 = latest) or answers why not.
+  std::optional<pb::ResponseQuery> ResolveHeight(std::int64_t requested, std::int64_t* at) const;
+  void AttachProof(std::int64_t at, const std::string& key, pb::ResponseQuery* res) const;
 
   std::unique_ptr<store::MerkleStore> store_;
+  AppOptions options_;
   store::KvLimits limits_;  // the chain's key and value size limits (consensus-relevant)
+  std::int64_t max_block_gas_ = -1;  // consensus param block.max_gas, from genesis
+  std::int64_t last_block_time_ = 0;  // Unix nanos of the last committed block
+  std::int64_t staged_block_time_ = 0;
+  AuthKeeper auth_;
+  BankKeeper bank_{auth_};
+  mutable ante::SignatureCache signature_cache_;
+  TxRunner runner_{auth_, bank_, &signature_cache_};
   std::string chain_id_;
   std::int64_t initial_height_ = 1;
   // InitChain's writes, applied with the first block (nothing is persisted before Commit).
@@ -94,6 +137,7 @@ class KairosApp final : public abci::Application {
   std::unique_ptr<store::Branch> check_state_;
   std::int64_t staged_height_ = 0;
   std::size_t staged_txs_ = 0;
+  std::size_t staged_failed_ = 0;
   std::chrono::steady_clock::time_point block_started_;
 };
 

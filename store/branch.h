@@ -26,6 +26,7 @@ class Branch final : public KvStore {
   // Applies a child branch's changes to this one.
   void Apply(const ChangeSet& changes);
   const ChangeSet& changes() const { return writes_; }
+  const KvLimits& limits() const { return limits_; }
 
  private:
   const KvReader* parent_;

@@ -36,6 +36,7 @@ leveldb::ReadOptions VerifiedRead() {
   return o;
 }
 const std::string kEarliestKey = "Mearliest";
+const std::string kCommitInfoKey = "Mcommit_info";
 
 void AppendBE64(std::uint64_t v, std::string* out) {
   for (int i = 7; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
@@ -284,6 +285,7 @@ struct MerkleStore::Staged {
   leveldb::WriteBatch batch;
   std::vector<std::pair<NibblePath, std::shared_ptr<const Page>>> new_pages;
   Version new_earliest = 0;
+  std::string commit_info;
 };
 
 MerkleStore::MerkleStore(StoreOptions options, leveldb::DB* db, const leveldb::Cache* cache,
@@ -334,6 +336,15 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
   if (!ls.ok()) return FromLevelDb(ls, "reading the latest version");
   if (value.size() != 40) return Status::Corruption("the latest-version record is malformed");
   const auto version = static_cast<Version>(ReadBE64(value));
+  {
+    std::string info;
+    ls = store->db_->Get(VerifiedRead(), kCommitInfoKey, &info);
+    if (ls.ok()) {
+      store->commit_info_ = std::move(info);
+    } else if (!ls.IsNotFound()) {
+      return FromLevelDb(ls, "reading the commit info");
+    }
+  }
   const Hash latest_hash = HashFromView(std::string_view(value).substr(8));
   if (Status st = store->ReadRoot(version, &store->latest_); !st.ok()) return st;
   // The root record, the latest marker and the root node must all agree.
@@ -566,7 +577,8 @@ Status MerkleStore::AddPruning(Version version, void* batch_ptr) {
   return Status::OK();
 }
 
-Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes) {
+Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
+                                std::string commit_info) {
   if (version <= latest_.version) {
     return Status::InvalidArgument("cannot stage version " + std::to_string(version) +
                                    " on top of version " + std::to_string(latest_.version));
@@ -677,6 +689,8 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes) {
   AppendBE64(static_cast<std::uint64_t>(version), &latest);
   latest.append(AsView(staged_->root.hash));
   batch.Put(kLatestKey, latest);
+  batch.Put(kCommitInfoKey, commit_info);
+  staged_->commit_info = std::move(commit_info);
   return staged_->root.hash;
 }
 
@@ -690,6 +704,7 @@ Status MerkleStore::Commit() {
   }
   latest_ = staged_->root;
   earliest_ = staged_->new_earliest;
+  commit_info_ = std::move(staged_->commit_info);
   for (auto& [path, page] : staged_->new_pages) {
     CachePage(latest_.version, path, std::move(page));
   }

@@ -74,6 +74,8 @@ class MerkleStore final : public KvReader, private PageReader {
   Version version() const { return latest_.version; }  // 0 before the first commit
   const Hash& root_hash() const { return latest_.hash; }
   Version earliest_version() const { return earliest_; }  // oldest version still queryable
+  // The commit info saved with the latest version ("" before the first commit).
+  const std::string& commit_info() const { return commit_info_; }
   const KvLimits& limits() const { return options_.limits; }
 
   // The latest committed version.
@@ -90,7 +92,9 @@ class MerkleStore final : public KvReader, private PageReader {
 
   // Computes the root of `changes` applied to the latest version, as `version`
   // (REQUIRES: version > version()). Replaces any earlier staged version. No disk writes.
-  Result<Hash> Stage(Version version, const ChangeSet& changes);
+  // `commit_info` is saved with the version, outside the tree (not part of the root): the app
+  // keeps there what it needs after a restart but must not hash, e.g. the last block time.
+  Result<Hash> Stage(Version version, const ChangeSet& changes, std::string commit_info = {});
   // Writes the staged version durably. A failure means the disk is broken: stop the node.
   Status Commit();
 
@@ -120,6 +124,7 @@ class MerkleStore final : public KvReader, private PageReader {
   std::unique_ptr<const leveldb::FilterPolicy> filter_;
   RootRecord latest_;
   Version earliest_ = 0;
+  std::string commit_info_;
   std::unique_ptr<Staged> staged_;
 
   // LRU page cache: pages are immutable, so a cached page never goes stale.

@@ -1,0 +1,103 @@
+#include "ante/context.h"
+
+#include <chrono>
+#include <cctype>
+#include <cstdio>
+
+namespace kairos::ante {
+
+void Context::Emit(std::string type,
+                   std::vector<std::pair<std::string, std::string>> attributes) {
+  tendermint::abci::Event& e = events.emplace_back();
+  e.set_type(std::move(type));
+  for (auto& [k, v] : attributes) {
+    auto* a = e.add_attributes();
+    a->set_key(std::move(k));
+    a->set_value(std::move(v));
+    a->set_index(true);
+  }
+}
+
+std::string FormatUnixNanos(std::int64_t unix_nanos) {
+  using namespace std::chrono;
+  std::int64_t secs = unix_nanos / 1'000'000'000;
+  std::int64_t nanos = unix_nanos % 1'000'000'000;
+  if (nanos < 0) {
+    nanos += 1'000'000'000;
+    --secs;
+  }
+  const sys_days day = floor<days>(sys_seconds(seconds(secs)));
+  const year_month_day ymd(day);
+  const std::int64_t in_day = secs - duration_cast<seconds>(day.time_since_epoch()).count();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d.%09dZ", int(ymd.year()),
+                unsigned(ymd.month()), unsigned(ymd.day()), int(in_day / 3600),
+                int(in_day / 60 % 60), int(in_day % 60), int(nanos));
+  return buf;
+}
+
+std::string FormatDuration(std::int64_t nanos) {
+  if (nanos == 0) return "0s";
+  std::string out;
+  if (nanos < 0) {
+    out = "-";
+    nanos = -nanos;
+  }
+  const std::int64_t h = nanos / 3'600'000'000'000;
+  const std::int64_t m = nanos / 60'000'000'000 % 60;
+  const std::int64_t s = nanos / 1'000'000'000 % 60;
+  const std::int64_t frac = nanos % 1'000'000'000;
+  if (h > 0) out += std::to_string(h) + "h";
+  if (h > 0 || m > 0) out += std::to_string(m) + "m";
+  out += std::to_string(s);
+  if (frac > 0) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, ".%09lld", static_cast<long long>(frac));
+    std::string f = buf;
+    while (f.back() == '0') f.pop_back();
+    out += f;
+  }
+  out += "s";
+  return out;
+}
+
+Result<std::vector<GasPrice>> ParseGasPrices(std::string_view text) {
+  std::vector<GasPrice> out;
+  if (text.empty()) return out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = text.find(',', pos);
+    const std::string_view item =
+        text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    pos = comma == std::string_view::npos ? text.size() + 1 : comma + 1;
+    std::size_t i = 0;
+    while (i < item.size() && (std::isdigit(static_cast<unsigned char>(item[i])) || item[i] == '.')) {
+      ++i;
+    }
+    const std::string_view number = item.substr(0, i);
+    const std::string_view denom = item.substr(i);
+    const std::size_t dot = number.find('.');
+    const std::string_view whole = number.substr(0, dot);
+    const std::string_view frac =
+        dot == std::string_view::npos ? std::string_view() : number.substr(dot + 1);
+    const auto bad = [&](std::string_view why) {
+      return Status::InvalidArgument("invalid gas price \"" + std::string(item) + "\": " +
+                                     std::string(why) +
+                                     " (expected an amount and a denom, e.g. 0.025stake)");
+    };
+    if (whole.empty() || frac.find('.') != std::string_view::npos || frac.size() > 18 ||
+        (dot != std::string_view::npos && frac.empty())) {
+      return bad("bad amount");
+    }
+    if (!ValidDenom(denom)) return bad("bad denom");
+    std::string digits(whole);
+    digits += std::string(frac) + std::string(18 - frac.size(), '0');
+    while (digits.size() > 1 && digits.front() == '0') digits.erase(digits.begin());
+    auto amount = ParseAmount(digits);
+    if (!amount.ok()) return bad(amount.status().message());
+    out.push_back({std::string(denom), *amount});
+  }
+  return out;
+}
+
+}  // namespace kairos::ante

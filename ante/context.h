@@ -1,0 +1,62 @@
+// Context: what a decorator or message handler sees of the world while one tx runs: the exec
+// mode, the block (height, time, chain id, max gas), the gas meter, the gas-metered state branch,
+// the events emitted so far and the priority the fee sets. Built per tx by the tx runner (app/).
+// Thread-compatible: one tx, one thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ante/coins.h"
+#include "ante/gas.h"
+#include "tendermint/abci/types.pb.h"
+#include "store/kv.h"
+
+namespace kairos::ante {
+
+enum class ExecMode {
+  kCheck,            // CheckTx (new)
+  kReCheck,          // CheckTx (recheck): no ValidateBasic, no signature verification
+  kSimulate,         // Simulate query: infinite gas, no signature checks, no nonce writes
+  kPrepareProposal,  // on the proposal's scratch branch
+  kProcessProposal,  // on the proposal's scratch branch
+  kFinalize,         // FinalizeBlock
+};
+
+inline bool IsCheck(ExecMode m) { return m == ExecMode::kCheck || m == ExecMode::kReCheck; }
+
+// A minimum gas price: `atto_per_gas` is the price in units of 10^-18 denom per gas unit (the
+// SDK's DecCoin precision), so "0.025stake" is {stake, 25 * 10^15}.
+struct GasPrice {
+  std::string denom;
+  Uint256 atto_per_gas;
+};
+// "0.025stake,1atom" -> prices; InvalidArgument naming the bad entry.
+Result<std::vector<GasPrice>> ParseGasPrices(std::string_view text);
+
+// RFC 3339 UTC with nanoseconds, e.g. "2026-11-21T10:00:00.000000001Z".
+std::string FormatUnixNanos(std::int64_t unix_nanos);
+// A duration as Go prints it: "10m0s", "1h0m0s", "1.5s".
+std::string FormatDuration(std::int64_t nanos);
+
+struct BlockInfo {
+  std::string chain_id;
+  std::int64_t height = 0;
+  std::int64_t time_unix_nanos = 0;  // the header time (CheckTx: the last committed block's)
+  std::int64_t max_gas = -1;         // consensus param block.max_gas; <= 0: no limit
+};
+
+struct Context {
+  ExecMode mode = ExecMode::kFinalize;
+  BlockInfo block;
+  std::vector<GasPrice> min_gas_prices;  // used in CheckTx only
+  GasMeter gas;
+  store::KvStore* store = nullptr;  // the gas-metered branch of this step
+  std::vector<tendermint::abci::Event> events;
+  std::int64_t priority = 0;
+
+  void Emit(std::string type, std::vector<std::pair<std::string, std::string>> attributes);
+};
+
+}  // namespace kairos::ante

@@ -1,0 +1,443 @@
+#include "ante/decorators.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "ante/sign_doc.h"
+#include "crypto/bech32.h"
+#include "crypto/hash.h"
+#include "crypto/keys.h"
+
+namespace kairos::ante {
+
+namespace {
+
+std::string Bech32(std::string_view address) { return crypto::EncodeAccountAddress(address); }
+
+std::string Base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const std::uint32_t n = (std::uint8_t(bytes[i]) << 16) | (std::uint8_t(bytes[i + 1]) << 8) |
+                            std::uint8_t(bytes[i + 2]);
+    for (int s = 18; s >= 0; s -= 6) out.push_back(kAlphabet[(n >> s) & 63]);
+  }
+  if (i < bytes.size()) {
+    std::uint32_t n = std::uint8_t(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) n |= std::uint8_t(bytes[i + 1]) << 8;
+    out.push_back(kAlphabet[(n >> 18) & 63]);
+    out.push_back(kAlphabet[(n >> 12) & 63]);
+    out.push_back(i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+
+// The public key that signs for signer `i`: the one in the tx, else the account's.
+std::optional<PubKey> SignerKey(const Tx& tx, std::size_t i, const std::optional<Account>& acc) {
+  if (i < tx.signer_infos.size() && tx.signer_infos[i].public_key) {
+    return tx.signer_infos[i].public_key;
+  }
+  if (acc && acc->pub_key) return acc->pub_key;
+  return std::nullopt;
+}
+
+}  // namespace
+
+TxStatus Next::operator()(Context& ctx, const Tx& tx) const {
+  if (index_ >= pipeline_->decorators_.size()) return TxStatus::OK();
+  return pipeline_->decorators_[index_]->Handle(ctx, tx, Next(pipeline_, index_ + 1));
+}
+
+// --- signature cache ---------------------------------------------------------------------
+
+std::string SignatureCache::KeyOf(const PubKey& key, std::string_view sign_bytes,
+                                  std::string_view signature) {
+  std::string material;
+  material.reserve(1 + key.key.size() + sign_bytes.size() + signature.size() + 8);
+  material.push_back(key.type == crypto::KeyType::kSecp256k1 ? 's' : 'e');
+  material += key.key;
+  // Length-prefix the sign bytes so (sign bytes, signature) splits are unambiguous.
+  for (int s = 56; s >= 0; s -= 8) material.push_back(static_cast<char>(sign_bytes.size() >> s));
+  material += sign_bytes;
+  material += signature;
+  return crypto::Sha256(material);
+}
+
+bool SignatureCache::Contains(const std::string& key) const {
+  std::lock_guard lock(mu_);
+  return verified_.contains(key);
+}
+
+void SignatureCache::Add(std::string key) {
+  std::lock_guard lock(mu_);
+  if (verified_.size() >= capacity_) verified_.clear();
+  verified_.insert(std::move(key));
+}
+
+bool VerifyTxSignature(const PubKey& key, std::string_view sign_bytes,
+                       std::string_view signature, SignatureCache* cache) {
+  std::string cache_key;
+  if (cache) {
+    cache_key = SignatureCache::KeyOf(key, sign_bytes, signature);
+    if (cache->Contains(cache_key)) return true;
+  }
+  if (!crypto::VerifySignature(key.type, key.key, sign_bytes, signature)) return false;
+  if (cache) cache->Add(std::move(cache_key));
+  return true;
+}
+
+// --- 1. SetUpContext ---------------------------------------------------------------------
+
+TxStatus SetUpContextDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
+  if (ctx.mode == ExecMode::kSimulate) {
+    ctx.gas.set_limit(GasMeter::kInfinite);
+  } else {
+    ctx.gas.set_limit(tx.gas_limit);
+  }
+  if (ctx.block.max_gas > 0 && tx.gas_limit > static_cast<std::uint64_t>(ctx.block.max_gas)) {
+    return TxStatus::Error(kInvalidGasLimit, "tx gas limit " + std::to_string(tx.gas_limit) +
+                                                 " exceeds block max gas " +
+                                                 std::to_string(ctx.block.max_gas));
+  }
+  TxStatus s = next(ctx, tx);
+  if (ctx.gas.exhausted()) {
+    return TxStatus::Error(kOutOfGas, "out of gas in location: " + ctx.gas.exhausted_at() +
+                                          "; gasWanted: " + std::to_string(tx.gas_limit) +
+                                          ", gasUsed: " + std::to_string(ctx.gas.consumed()));
+  }
+  return s;
+}
+
+// --- 2. ExtensionOptions -----------------------------------------------------------------
+
+TxStatus ExtensionOptionsDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
+  if (tx.extension_options > 0) {
+    return TxStatus::Error(kUnknownExtensionOptions, "unknown extension options");
+  }
+  return next(ctx, tx);
+}
+
+// --- 3. ValidateBasic --------------------------------------------------------------------
+
+TxStatus ValidateBasicDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
+  if (ctx.mode == ExecMode::kReCheck) return next(ctx, tx);
+  if (tx.msgs.empty()) {
+    return TxStatus::Error(kInvalidRequest, "must contain at least one message");
+  }
+  constexpr auto kMaxGasWanted = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (tx.gas_limit > kMaxGasWanted) {
+    return TxStatus::Error(kInvalidRequest, "invalid gas supplied; " +
+                                                std::to_string(tx.gas_limit) + " > " +
+                                                std::to_string(kMaxGasWanted));
+  }
+  if (tx.signatures.empty()) return TxStatus::Error(kNoSignatures, "no signatures supplied");
+  if (tx.signatures.size() != tx.signers.size()) {
+    return TxStatus::Error(kUnauthorized, "wrong number of signers; expected " +
+                                              std::to_string(tx.signers.size()) + ", got " +
+                                              std::to_string(tx.signatures.size()));
+  }
+  if (tx.signer_infos.size() != tx.signatures.size()) {
+    return TxStatus::Error(kUnauthorized, "the number of signatures " +
+                                              std::to_string(tx.signatures.size()) +
+                                              " doesn't match the number of signer infos " +
+                                              std::to_string(tx.signer_infos.size()));
+  }
+  return next(ctx, tx);
+}
+
+// --- 4. TxTimeoutHeight ------------------------------------------------------------------
+
+TxStatus TxTimeoutHeightDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
+  if (tx.timeout_height > 0 && ctx.block.height > 0 &&
+      static_cast<std::uint64_t>(ctx.block.height) > tx.timeout_height) {
+    return TxStatus::Error(kTxTimeoutHeight, "block height: " + std::to_string(ctx.block.height) +
+                                                 ", timeout height: " +
+                                                 std::to_string(tx.timeout_height));
+  }
+  if (tx.timeout_unix_nanos && *tx.timeout_unix_nanos != 0 &&
+      *tx.timeout_unix_nanos < ctx.block.time_unix_nanos) {
+    return TxStatus::Error(kTxTimeout, "block time: " + FormatUnixNanos(ctx.block.time_unix_nanos) +
+                                           ", timeout timestamp: " +
+                                           FormatUnixNanos(*tx.timeout_unix_nanos));
+  }
+  return next(ctx, tx);
+}
+
+// --- 5. ValidateMemo ---------------------------------------------------------------------
+
+TxStatus ValidateMemoDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
+  const std::uint64_t max = ak_.params().max_memo_characters;
+  if (tx.memo.size() > max) {
+    return TxStatus::Error(kMemoTooLarge, "maximum number of characters is " +
+                                              std::to_string(max) + " but received " +
+                                              std::to_string(tx.memo.size()) + " characters");
+  }
+  return next(ctx, tx);
+}
+
+// --- 6. ConsumeTxSizeGas -----------------------------------------------------------------
+
+TxStatus ConsumeTxSizeGasDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
+  const std::uint64_t per_byte = ak_.params().tx_size_cost_per_byte;
+  ctx.gas.Consume(per_byte * tx.raw.size(), "txSize");
+  if (ctx.mode == ExecMode::kSimulate) {
+    // A simulated tx may carry empty signatures: charge for the bytes a real one would add
+    // (64-byte signature plus its length prefix), as the SDK adds placeholder signatures.
+    for (const std::string& sig : tx.signatures) {
+      if (sig.empty()) ctx.gas.Consume(per_byte * (crypto::kSignatureBytes + 1), "txSize");
+    }
+  }
+  if (ctx.gas.exhausted()) return TxStatus::OK();  // SetUpContext reports it
+  return next(ctx, tx);
+}
+
+// --- 7. DeductFee ------------------------------------------------------------------------
+
+TxStatus DeductFeeDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
+  if (ctx.mode != ExecMode::kSimulate && tx.gas_limit == 0) {
+    return TxStatus::Error(kInvalidGasLimit, "must provide positive gas");
+  }
+  // Min gas prices are the validator's own policy: CheckTx only, never consensus.
+  if (IsCheck(ctx.mode) && !ctx.min_gas_prices.empty()) {
+    static const Uint256 kAtto("1000000000000000000");
+    std::vector<Coin> required;
+    bool enough = false;
+    for (const GasPrice& p : ctx.min_gas_prices) {
+      // ceil(price x gas), in whole units of the denom.
+      Uint256 amount = (p.atto_per_gas * tx.gas_limit + kAtto - 1) / kAtto;
+      if (amount == 0) continue;
+      if (tx.fee.AmountOf(p.denom) >= amount) enough = true;
+      required.push_back({p.denom, amount});
+    }
+    if (!required.empty() && !enough) {
+      std::sort(required.begin(), required.end(),
+                [](const Coin& a, const Coin& b) { return a.denom < b.denom; });
+      std::string req;
+      for (const Coin& c : required) req += (req.empty() ? "" : ",") + ToString(c.amount) + c.denom;
+      return TxStatus::Error(kInsufficientFee, "insufficient fees; got: " + tx.fee.ToString() +
+                                                   " required: " + req);
+    }
+  }
+  // priority = min over the fee coins of amount / gas, capped at int64 max.
+  std::int64_t priority = 0;
+  if (tx.gas_limit > 0 && !tx.fee.empty()) {
+    priority = std::numeric_limits<std::int64_t>::max();
+    for (const Coin& c : tx.fee.coins()) {
+      Uint256 per_gas = c.amount / tx.gas_limit;
+      if (per_gas < Uint256(priority)) priority = static_cast<std::int64_t>(per_gas);
+    }
+  }
+  ctx.priority = priority;
+  if (!tx.fee.empty()) {
+    TxStatus s = bank_.DeductFee(*ctx.store, tx.FeePayer(), tx.fee);
+    if (!s.ok()) return s;
+  }
+  ctx.Emit("tx", {{"fee", tx.fee.ToString()}, {"fee_payer", Bech32(tx.FeePayer())}});
+  if (ctx.gas.exhausted()) return TxStatus::OK();
+  return next(ctx, tx);
+}
+
+// --- 8. SetPubKey ------------------------------------------------------------------------
+
+TxStatus SetPubKeyDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
+  const bool simulate = ctx.mode == ExecMode::kSimulate;
+  for (std::size_t i = 0; i < tx.signers.size() && i < tx.signer_infos.size(); ++i) {
+    const std::optional<PubKey>& pk = tx.signer_infos[i].public_key;
+    if (!pk) continue;
+    if (!simulate && crypto::AddressOf(pk->type, pk->key) != tx.signers[i]) {
+      return TxStatus::Error(kInvalidPubKey, "pubKey does not match signer address " +
+                                                 Bech32(tx.signers[i]) + " with signer index: " +
+                                                 std::to_string(i));
+    }
+    auto acc = ak_.GetAccount(*ctx.store, tx.signers[i]);
+    if (!acc.ok()) return TxStatus::StoreFailure(acc.status());
+    if (!*acc) {
+      return TxStatus::Error(kUnknownAddress,
+                             "account " + Bech32(tx.signers[i]) + " does not exist");
+    }
+    if (!(*acc)->pub_key) {
+      Account updated = **acc;
+      updated.pub_key = *pk;
+      if (Status s = ak_.SetAccount(*ctx.store, updated); !s.ok()) return TxStatus::StoreFailure(s);
+    }
+  }
+  for (std::size_t i = 0; i < tx.signers.size() && i < tx.signer_infos.size(); ++i) {
+    if (!tx.unordered) {
+      ctx.Emit("tx", {{"acc_seq", Bech32(tx.signers[i]) + "/" +
+                                      std::to_string(tx.signer_infos[i].sequence)}});
+    }
+  }
+  for (const std::string& sig : tx.signatures) {
+    ctx.Emit("tx", {{"signature", Base64(sig)}});
+  }
+  if (ctx.gas.exhausted()) return TxStatus::OK();
+  return next(ctx, tx);
+}
+
+// --- 9. ValidateSigCount -----------------------------------------------------------------
+
+TxStatus ValidateSigCountDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
+  // No multisig keys: every signer info is one key.
+  const std::uint64_t limit = ak_.params().tx_sig_limit;
+  if (tx.signer_infos.size() > limit) {
+    return TxStatus::Error(kTooManySignatures, "signatures: " +
+                                                   std::to_string(tx.signer_infos.size()) +
+                                                   ", limit: " + std::to_string(limit));
+  }
+  return next(ctx, tx);
+}
+
+// --- 10. SigGasConsume -------------------------------------------------------------------
+
+TxStatus SigGasConsumeDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
+  const AuthParams& p = ak_.params();
+  for (std::size_t i = 0; i < tx.signers.size(); ++i) {
+    auto acc = ak_.GetAccount(*ctx.store, tx.signers[i]);
+    if (!acc.ok()) return TxStatus::StoreFailure(acc.status());
+    std::optional<PubKey> key = SignerKey(tx, i, *acc);
+    if (!key) {
+      if (ctx.mode != ExecMode::kSimulate) {
+        return TxStatus::Error(kInvalidPubKey, "pubkey on account is not set");
+      }
+      ctx.gas.Consume(p.sig_verify_cost_secp256k1, "ante verify: secp256k1");  // placeholder
+      continue;
+    }
+    if (key->type == crypto::KeyType::kSecp256k1) {
+      ctx.gas.Consume(p.sig_verify_cost_secp256k1, "ante verify: secp256k1");
+    } else {
+      ctx.gas.Consume(p.sig_verify_cost_ed25519, "ante verify: ed25519");
+    }
+  }
+  if (ctx.gas.exhausted()) return TxStatus::OK();
+  return next(ctx, tx);
+}
+
+// --- 11. SigVerification -----------------------------------------------------------------
+
+TxStatus SigVerificationDecorator::CheckUnordered(Context& ctx, const Tx& tx) const {
+  const AuthParams& p = ak_.params();
+  const std::int64_t block_time = ctx.block.time_unix_nanos;
+  if (!tx.timeout_unix_nanos || *tx.timeout_unix_nanos == 0) {
+    return TxStatus::Error(kInvalidRequest, "unordered transaction must have timeout_timestamp set");
+  }
+  const std::int64_t timeout = *tx.timeout_unix_nanos;
+  // Strictly later: a nonce whose timeout equals the block time is purged by this block's
+  // PreBlock, so accepting it would let the same tx in twice.
+  if (timeout <= block_time) {
+    return TxStatus::Error(kInvalidRequest,
+                           "unordered transaction has a timeout_timestamp that has already "
+                           "passed or equals the block time (" +
+                               FormatUnixNanos(timeout) + " <= " + FormatUnixNanos(block_time) +
+                               ")");
+  }
+  if (timeout - block_time > p.unordered_max_timeout_nanos) {
+    return TxStatus::Error(kInvalidRequest,
+                           "unordered tx ttl exceeds " + FormatDuration(p.unordered_max_timeout_nanos));
+  }
+  ctx.gas.Consume(p.unordered_gas_cost, "unordered tx");
+  if (ctx.mode == ExecMode::kSimulate) return TxStatus::OK();
+  for (const std::string& signer : tx.signers) {
+    auto added = ak_.TryAddUnorderedNonce(*ctx.store, signer, timeout);
+    if (!added.ok()) return TxStatus::StoreFailure(added.status());
+    if (!*added) {
+      return TxStatus::Error(kInvalidRequest, "failed to add unordered nonce: sender " +
+                                                  Bech32(signer) + " has already used timeout " +
+                                                  std::to_string(timeout));
+    }
+  }
+  return TxStatus::OK();
+}
+
+TxStatus SigVerificationDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
+  if (tx.unordered && !ak_.params().unordered_enabled) {
+    return TxStatus::Error(kNotSupported, "unordered transactions are not enabled");
+  }
+  if (tx.signatures.size() != tx.signers.size()) {
+    return TxStatus::Error(kUnauthorized, "invalid number of signer;  expected: " +
+                                              std::to_string(tx.signers.size()) + ", got: " +
+                                              std::to_string(tx.signatures.size()));
+  }
+  if (tx.unordered) {
+    TxStatus s = CheckUnordered(ctx, tx);
+    if (!s.ok()) return s;
+  }
+  const bool verify = ctx.mode != ExecMode::kSimulate && ctx.mode != ExecMode::kReCheck;
+  for (std::size_t i = 0; i < tx.signers.size(); ++i) {
+    const std::uint64_t seq = i < tx.signer_infos.size() ? tx.signer_infos[i].sequence : 0;
+    if (tx.unordered && seq > 0) {
+      return TxStatus::Error(kInvalidRequest, "sequence is not allowed for unordered transactions");
+    }
+    auto acc = ak_.GetAccount(*ctx.store, tx.signers[i]);
+    if (!acc.ok()) return TxStatus::StoreFailure(acc.status());
+    if (!*acc) {
+      return TxStatus::Error(kUnknownAddress,
+                             "account " + Bech32(tx.signers[i]) + " does not exist");
+    }
+    const Account& account = **acc;
+    if (!account.pub_key && ctx.mode != ExecMode::kSimulate) {
+      return TxStatus::Error(kInvalidPubKey, "pubkey on account is not set");
+    }
+    if (!tx.unordered && seq != account.sequence) {
+      return TxStatus::Error(kWrongSequence, "account sequence mismatch, expected " +
+                                                 std::to_string(account.sequence) + ", got " +
+                                                 std::to_string(seq));
+    }
+    if (!verify) continue;
+    const std::string sign_bytes = SignDocBytes(tx.body_bytes, tx.auth_info_bytes,
+                                                ctx.block.chain_id, account.account_number);
+    if (!VerifyTxSignature(*account.pub_key, sign_bytes, tx.signatures[i], cache_)) {
+      return TxStatus::Error(kUnauthorized,
+                             "signature verification failed; please verify account number (" +
+                                 std::to_string(account.account_number) + ") and chain-id (" +
+                                 ctx.block.chain_id + ")");
+    }
+  }
+  if (ctx.gas.exhausted()) return TxStatus::OK();
+  return next(ctx, tx);
+}
+
+// --- 12. IncrementSequence ---------------------------------------------------------------
+
+TxStatus IncrementSequenceDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
+  if (tx.unordered) {
+    if (!ak_.params().unordered_enabled) {
+      return TxStatus::Error(kNotSupported, "unordered transactions are disabled");
+    }
+    return next(ctx, tx);
+  }
+  for (const std::string& signer : tx.signers) {
+    auto acc = ak_.GetAccount(*ctx.store, signer);
+    if (!acc.ok()) return TxStatus::StoreFailure(acc.status());
+    if (!*acc) {
+      return TxStatus::Error(kUnknownAddress, "account " + Bech32(signer) + " does not exist");
+    }
+    Account updated = **acc;
+    ++updated.sequence;
+    if (Status s = ak_.SetAccount(*ctx.store, updated); !s.ok()) return TxStatus::StoreFailure(s);
+  }
+  return next(ctx, tx);
+}
+
+// --- the pipeline ------------------------------------------------------------------------
+
+AntePipeline::AntePipeline(const AccountKeeper& ak, const BankKeeper& bank,
+                           SignatureCache* cache) {
+  decorators_.push_back(std::make_unique<SetUpContextDecorator>());
+  decorators_.push_back(std::make_unique<ExtensionOptionsDecorator>());
+  decorators_.push_back(std::make_unique<ValidateBasicDecorator>());
+  decorators_.push_back(std::make_unique<TxTimeoutHeightDecorator>());
+  decorators_.push_back(std::make_unique<ValidateMemoDecorator>(ak));
+  decorators_.push_back(std::make_unique<ConsumeTxSizeGasDecorator>(ak));
+  decorators_.push_back(std::make_unique<DeductFeeDecorator>(bank));
+  decorators_.push_back(std::make_unique<SetPubKeyDecorator>(ak));
+  decorators_.push_back(std::make_unique<ValidateSigCountDecorator>(ak));
+  decorators_.push_back(std::make_unique<SigGasConsumeDecorator>(ak));
+  decorators_.push_back(std::make_unique<SigVerificationDecorator>(ak, cache));
+  decorators_.push_back(std::make_unique<IncrementSequenceDecorator>(ak));
+}
+
+}  // namespace kairos::ante

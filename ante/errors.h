@@ -1,0 +1,66 @@
+// TxStatus: the outcome of checking or running a tx, with the Cosmos SDK's codespace "sdk" codes
+// and log texts ("<what happened>: <registered description>"), so clients recognise them.
+// Value type; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "store/status.h"
+
+namespace kairos::ante {
+
+// cosmos-sdk types/errors/errors.go
+enum SdkCode : std::uint32_t {
+  kOk = 0,
+  kTxDecode = 2,
+  kUnauthorized = 4,
+  kInsufficientFunds = 5,
+  kUnknownRequest = 6,
+  kInvalidAddress = 7,
+  kInvalidPubKey = 8,
+  kUnknownAddress = 9,
+  kInvalidCoins = 10,
+  kOutOfGas = 11,
+  kMemoTooLarge = 12,
+  kInsufficientFee = 13,
+  kTooManySignatures = 14,
+  kNoSignatures = 15,
+  kInvalidRequest = 18,
+  kTxTooLarge = 21,
+  kInvalidHeight = 26,
+  kTxTimeoutHeight = 30,
+  kUnknownExtensionOptions = 31,
+  kWrongSequence = 32,
+  kLogic = 35,
+  kNotSupported = 37,
+  kInvalidGasLimit = 41,
+  kTxTimeout = 42,
+};
+
+// The registered description of a code ("insufficient funds", ...).
+std::string_view SdkDescription(std::uint32_t code);
+
+class [[nodiscard]] TxStatus {
+ public:
+  TxStatus() = default;  // OK
+  static TxStatus OK() { return {}; }
+  // log = "<msg>: <description of code>", as the SDK's wrapped errors print.
+  static TxStatus Error(std::uint32_t code, std::string_view msg);
+  // The store failed (I/O error, corruption): not the tx's fault. The node must stop.
+  static TxStatus StoreFailure(const Status& s);
+  bool store_failure() const { return store_failure_; }
+
+  bool ok() const { return code_ == kOk; }
+  std::uint32_t code() const { return code_; }
+  const std::string& log() const { return log_; }
+  std::string_view codespace() const { return ok() ? std::string_view() : "sdk"; }
+
+ private:
+  std::uint32_t code_ = kOk;
+  std::string log_;
+  bool store_failure_ = false;
+};
+
+}  // namespace kairos::ante

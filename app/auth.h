@@ -1,0 +1,67 @@
+// x/auth for Kairos: accounts (address, pubkey, account number, sequence), the auth params and
+// the ADR-070 unordered-nonce set, all in the store under "auth/". Implements the keeper
+// interface the ante pipeline declares (ante/keepers.h).
+//
+// Store layout (keys are bytes):
+//   auth/acc/<20-byte address>          cosmos.auth.v1beta1.BaseAccount (canonical protobuf)
+//   auth/next_account_number            8-byte big-endian
+//   auth/params                         JSON object, keys sorted (written at genesis)
+//   auth/unordered/<8 bytes><address>   "\x01"; the 8 bytes are the timeout's UnixNano,
+//                                       big-endian with the sign bit flipped, so expiry is one
+//                                       ordered range scan from the start of the prefix.
+// (The SDK stores an empty value; Kairos values are never empty, so the marker is one byte.)
+//
+// Thread-compatible: const methods only read the keeper's own members; state is in the
+// store argument.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ante/keepers.h"
+
+namespace kairos::app {
+
+class AuthKeeper final : public ante::AccountKeeper {
+ public:
+  explicit AuthKeeper(ante::AuthParams params = {}) : params_(params) {}
+
+  static std::string AccountKey(std::string_view address);
+  static std::string UnorderedNonceKey(std::int64_t timeout_unix_nanos, std::string_view signer);
+  static constexpr std::string_view kUnorderedPrefix = "auth/unordered/";
+  static constexpr std::string_view kParamsKey = "auth/params";
+
+  const ante::AuthParams& params() const override { return params_; }
+  void set_params(const ante::AuthParams& p) { params_ = p; }
+  // Reads the params from the state (OK and unchanged if the state has none yet).
+  Status LoadParams(const store::KvReader& kv);
+  Status SaveParams(store::KvStore& kv) const;
+  static std::string EncodeParams(const ante::AuthParams& p);
+  static Result<ante::AuthParams> DecodeParams(std::string_view json);
+
+  Result<std::optional<ante::Account>> GetAccount(store::KvStore& kv,
+                                                  std::string_view address) const override;
+  Result<std::optional<ante::Account>> ReadAccount(const store::KvReader& kv,
+                                                   std::string_view address) const;
+  Status SetAccount(store::KvStore& kv, const ante::Account& account) const override;
+  // Creates an account with the next account number. REQUIRES: it does not exist.
+  Result<ante::Account> NewAccount(store::KvStore& kv, std::string_view address) const;
+
+  Result<bool> TryAddUnorderedNonce(store::KvStore& kv, std::string_view signer,
+                                    std::int64_t timeout_unix_nanos) const override;
+  Result<bool> HasUnorderedNonce(const store::KvReader& kv, std::string_view signer,
+                                 std::int64_t timeout_unix_nanos) const;
+  // PreBlock: deletes every nonce whose timeout is <= block_time. Returns how many.
+  Result<std::size_t> RemoveExpiredUnorderedNonces(store::KvStore& kv,
+                                                   std::int64_t block_time_unix_nanos) const;
+
+  // The canonical BaseAccount encoding (also the Query/Account answer inside an Any).
+  static std::string EncodeAccount(const ante::Account& account);
+  static Result<ante::Account> DecodeAccount(std::string_view bytes);
+
+ private:
+  ante::AuthParams params_;
+};
+
+}  // namespace kairos::app

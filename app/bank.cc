@@ -1,0 +1,200 @@
+#include "app/bank.h"
+
+#include <stdexcept>
+
+#include "crypto/bech32.h"
+#include "crypto/hash.h"
+
+namespace kairos::app {
+
+namespace {
+
+constexpr std::string_view kBalancePrefix = "bank/bal/";
+constexpr std::string_view kSupplyPrefix = "bank/supply/";
+
+using ante::TxStatus;
+
+
+Result<ante::Uint256> ParseStored(const std::string& value, std::string_view what) {
+  auto v = ante::ParseAmount(value);
+  if (!v.ok()) return Status::Corruption(std::string(what) + " in the state is malformed");
+  return *v;
+}
+
+}  // namespace
+
+const std::string& FeeCollectorAddress() {
+  static const std::string address = crypto::Sha256("fee_collector").substr(0, 20);
+  return address;
+}
+
+std::string BankKeeper::BalancePrefix(std::string_view address) {
+  std::string key(kBalancePrefix);
+  key.push_back(static_cast<char>(address.size()));
+  key += address;
+  return key;
+}
+
+std::string BankKeeper::BalanceKey(std::string_view address, std::string_view denom) {
+  std::string key = BalancePrefix(address);
+  key += denom;
+  return key;
+}
+
+std::string BankKeeper::SupplyKey(std::string_view denom) {
+  std::string key(kSupplyPrefix);
+  key += denom;
+  return key;
+}
+
+Result<ante::Uint256> BankKeeper::GetBalance(const store::KvReader& kv, std::string_view address,
+                                             std::string_view denom) const {
+  std::string value;
+  Status s = kv.Get(BalanceKey(address, denom), &value);
+  if (s.IsNotFound()) return ante::Uint256(0);
+  if (!s.ok()) return s;
+  return ParseStored(value, "a balance");
+}
+
+Result<ante::Coins> BankKeeper::GetAllBalances(const store::KvReader& kv,
+                                               std::string_view address) const {
+  const std::string prefix = BalancePrefix(address);
+  std::vector<ante::Coin> coins;
+  auto it = kv.Iterate(prefix, store::PrefixEnd(prefix));
+  for (; it->Valid(); it->Next()) {
+    auto amount = ParseStored(std::string(it->value()), "a balance");
+    if (!amount.ok()) return amount.status();
+    coins.push_back({std::string(it->key().substr(prefix.size())), *amount});
+  }
+  if (!it->status().ok()) return it->status();
+  auto result = ante::Coins::FromSorted(std::move(coins));
+  if (!result.ok()) return Status::Corruption("balances in the state: " + result.status().message());
+  return *result;
+}
+
+Status BankKeeper::SetBalance(store::KvStore& kv, std::string_view address,
+                              const ante::Coin& coin) const {
+  const std::string key = BalanceKey(address, coin.denom);
+  if (coin.amount == 0) return kv.Delete(key);
+  return kv.Set(key, ante::ToString(coin.amount));
+}
+
+Result<ante::Uint256> BankKeeper::GetSupply(const store::KvReader& kv,
+                                            std::string_view denom) const {
+  std::string value;
+  Status s = kv.Get(SupplyKey(denom), &value);
+  if (s.IsNotFound()) return ante::Uint256(0);
+  if (!s.ok()) return s;
+  return ParseStored(value, "the supply");
+}
+
+TxStatus BankKeeper::Mint(store::KvStore& kv, std::string_view address,
+                          const ante::Coins& coins) const {
+  try {
+    for (const ante::Coin& c : coins.coins()) {
+      auto balance = GetBalance(kv, address, c.denom);
+      if (!balance.ok()) return TxStatus::StoreFailure(balance.status());
+      auto supply = GetSupply(kv, c.denom);
+      if (!supply.ok()) return TxStatus::StoreFailure(supply.status());
+      if (Status s = SetBalance(kv, address, {c.denom, *balance + c.amount}); !s.ok()) {
+        return TxStatus::StoreFailure(s);
+      }
+      if (Status s = kv.Set(SupplyKey(c.denom), ante::ToString(*supply + c.amount)); !s.ok()) {
+        return TxStatus::StoreFailure(s);
+      }
+    }
+  } catch (const std::overflow_error&) {
+    return TxStatus::Error(ante::kInvalidCoins, "minting " + coins.ToString() +
+                                                    " overflows a 256-bit amount");
+  }
+  return TxStatus::OK();
+}
+
+TxStatus BankKeeper::Move(store::KvStore& kv, std::string_view from, std::string_view to,
+                          const ante::Coins& amount, std::string_view what) const {
+  try {
+    for (const ante::Coin& c : amount.coins()) {
+      auto have = GetBalance(kv, from, c.denom);
+      if (!have.ok()) return TxStatus::StoreFailure(have.status());
+      if (*have < c.amount) {
+        return TxStatus::Error(ante::kInsufficientFunds,
+                               std::string(what) + "spendable balance " + ante::ToString(*have) +
+                                   c.denom + " is smaller than " + ante::ToString(c.amount) +
+                                   c.denom);
+      }
+      if (Status s = SetBalance(kv, from, {c.denom, *have - c.amount}); !s.ok()) {
+        return TxStatus::StoreFailure(s);
+      }
+      auto to_have = GetBalance(kv, to, c.denom);
+      if (!to_have.ok()) return TxStatus::StoreFailure(to_have.status());
+      if (Status s = SetBalance(kv, to, {c.denom, *to_have + c.amount}); !s.ok()) {
+        return TxStatus::StoreFailure(s);
+      }
+    }
+  } catch (const std::overflow_error&) {
+    return TxStatus::Error(ante::kInvalidCoins, "the recipient's balance would overflow");
+  }
+  return TxStatus::OK();
+}
+
+TxStatus BankKeeper::DeductFee(store::KvStore& kv, std::string_view payer,
+                               const ante::Coins& fee) const {
+  auto acc = auth_.GetAccount(kv, payer);
+  if (!acc.ok()) return TxStatus::StoreFailure(acc.status());
+  if (!*acc) {
+    return TxStatus::Error(ante::kUnknownAddress, "fee payer address: " +
+                                                      crypto::EncodeAccountAddress(payer) +
+                                                      " does not exist");
+  }
+  return Move(kv, payer, FeeCollectorAddress(), fee, "insufficient funds to pay the fee " +
+                                                         fee.ToString() + ": ");
+}
+
+TxStatus BankKeeper::Send(ante::Context& ctx, std::string_view from, std::string_view to,
+                          const ante::Coins& amount) const {
+  store::KvStore& kv = *ctx.store;
+  TxStatus s = Move(kv, from, to, amount, "");
+  if (!s.ok()) return s;
+  auto acc = auth_.GetAccount(kv, to);
+  if (!acc.ok()) return TxStatus::StoreFailure(acc.status());
+  if (!*acc) {
+    auto created = auth_.NewAccount(kv, to);
+    if (!created.ok()) return TxStatus::StoreFailure(created.status());
+  }
+  const std::string sender = crypto::EncodeAccountAddress(from);
+  const std::string recipient = crypto::EncodeAccountAddress(to);
+  const std::string coins = amount.ToString();
+  ctx.Emit("coin_spent", {{"spender", sender}, {"amount", coins}});
+  ctx.Emit("coin_received", {{"receiver", recipient}, {"amount", coins}});
+  ctx.Emit("transfer", {{"recipient", recipient}, {"sender", sender}, {"amount", coins}});
+  ctx.Emit("message", {{"sender", sender}});
+  return TxStatus::OK();
+}
+
+TxStatus ValidateMsgSend(const ante::MsgSend& msg) {
+  if (msg.from.size() != crypto::kAddressBytes) {
+    return TxStatus::Error(ante::kInvalidAddress, "invalid from address");
+  }
+  if (msg.to.empty()) return TxStatus::Error(ante::kInvalidAddress, "invalid to address");
+  if (msg.amount.empty()) {
+    return TxStatus::Error(ante::kInvalidCoins, "send amount must be positive: " +
+                                                    std::string("empty"));
+  }
+  return TxStatus::OK();
+}
+
+TxStatus BankKeeper::HandleMsgSend(ante::Context& ctx, const ante::MsgSend& msg,
+                                   std::size_t msg_index) const {
+  if (TxStatus s = ValidateMsgSend(msg); !s.ok()) return s;
+  if (msg.to == FeeCollectorAddress()) {
+    return TxStatus::Error(ante::kUnauthorized,
+                           msg.to_address + " is not allowed to receive funds");
+  }
+  ctx.Emit("message", {{"action", "/cosmos.bank.v1beta1.MsgSend"},
+                       {"sender", msg.from_address},
+                       {"module", "bank"},
+                       {"msg_index", std::to_string(msg_index)}});
+  return Send(ctx, msg.from, msg.to, msg.amount);
+}
+
+}  // namespace kairos::app

@@ -1,0 +1,46 @@
+// The app_state of CometBFT's genesis.json, as Kairos reads it in InitChain:
+//
+//   {"auth": {"params": {"max_memo_characters": "256", "tx_sig_limit": "7",
+//                        "tx_size_cost_per_byte": "10", "sig_verify_cost_secp256k1": "1000",
+//                        "sig_verify_cost_ed25519": "590", "unordered_enabled": true,
+//                        "unordered_max_timeout": "600s", "unordered_gas_cost": "2240"},
+//             "accounts": [{"address": "kairos1..."}]},
+//    "bank": {"denom": "stake",
+//             "balances": [{"address": "kairos1...",
+//                           "coins": [{"denom": "stake", "amount": "1000"}]}]}}
+//
+// Every part is optional: an empty app_state (CometBFT's default) is a chain with the default
+// params, the denom "stake" and no accounts. Unknown keys are errors (a typo must not silently
+// become a default). Numbers may be JSON numbers or decimal strings. Accounts get account numbers
+// in the order listed; a balance for an address not listed creates its account after them.
+//
+// Thread-safe (pure parsing).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ante/coins.h"
+#include "ante/keepers.h"
+#include "store/status.h"
+
+namespace kairos::app {
+
+struct GenesisBalance {
+  std::string address;  // raw bytes
+  ante::Coins coins;
+};
+
+struct Genesis {
+  ante::AuthParams auth_params;
+  std::vector<std::string> accounts;  // raw addresses
+  std::string denom = "stake";
+  std::vector<GenesisBalance> balances;
+};
+
+// InvalidArgument naming the JSON path of the first problem, e.g.
+// "app_state.bank.balances[1].coins[0].amount: not a decimal integer: \"-5\"".
+Result<Genesis> ParseGenesis(std::string_view app_state_json);
+
+}  // namespace kairos::app

@@ -1,0 +1,87 @@
+#include "app/tx_runner.h"
+
+#include <variant>
+
+namespace kairos::app {
+
+namespace {
+
+ante::TxStatus OutOfGas(const ante::Context& ctx, const ante::Tx& tx) {
+  return ante::TxStatus::Error(
+      ante::kOutOfGas, "out of gas in location: " + ctx.gas.exhausted_at() + "; gasWanted: " +
+                           std::to_string(tx.gas_limit) +
+                           ", gasUsed: " + std::to_string(ctx.gas.consumed()));
+}
+
+}  // namespace
+
+ante::TxStatus TxRunner::RunMsgs(ante::Context& ctx, const ante::Tx& tx) const {
+  for (std::size_t i = 0; i < tx.msgs.size(); ++i) {
+    ante::TxStatus s = std::visit(
+        [&](const auto& msg) -> ante::TxStatus {
+          using T = std::decay_t<decltype(msg)>;
+          if constexpr (std::is_same_v<T, ante::MsgSend>) {
+            return bank_.HandleMsgSend(ctx, msg, i);
+          }
+        },
+        tx.msgs[i]);
+    if (!s.ok()) {
+      if (s.store_failure()) return s;
+      return ante::TxStatus::Error(s.code(), "failed to execute message; message index: " +
+                                                 std::to_string(i) + ": " + s.log());
+    }
+    if (ctx.gas.exhausted()) return OutOfGas(ctx, tx);
+  }
+  return ante::TxStatus::OK();
+}
+
+TxOutcome TxRunner::Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& state,
+                        const ante::BlockInfo& block,
+                        const std::vector<ante::GasPrice>& min_gas_prices) const {
+  TxOutcome out;
+  out.gas_wanted = tx.gas_limit;
+  for (const ante::Msg& msg : tx.msgs) {
+    if (const auto* send = std::get_if<ante::MsgSend>(&msg)) {
+      if (ante::TxStatus s = ValidateMsgSend(*send); !s.ok()) {
+        out.status = s;
+        return out;
+      }
+    }
+  }
+
+  ante::Context ctx;
+  ctx.mode = mode;
+  ctx.block = block;
+  ctx.min_gas_prices = min_gas_prices;
+
+  store::Branch ante_branch(state, state.limits());
+  ante::GasKv ante_kv(ante_branch, ctx.gas);
+  ctx.store = &ante_kv;
+  ante::TxStatus s = pipeline_.Run(ctx, tx);
+  out.gas_used = ctx.gas.consumed();
+  out.priority = ctx.priority;
+  if (!s.ok()) {
+    out.status = s;
+    return out;
+  }
+  // The ante's writes stand from here on, whatever the messages do.
+  state.Apply(ante_branch.changes());
+  out.events = std::move(ctx.events);
+  ctx.events.clear();
+  if (mode != ante::ExecMode::kFinalize && mode != ante::ExecMode::kSimulate) return out;
+
+  store::Branch msg_branch(state, state.limits());
+  ante::GasKv msg_kv(msg_branch, ctx.gas);
+  ctx.store = &msg_kv;
+  s = RunMsgs(ctx, tx);
+  out.gas_used = ctx.gas.consumed();
+  if (!s.ok()) {
+    out.status = s;
+    return out;  // ante events only, as the SDK reports a failed tx
+  }
+  state.Apply(msg_branch.changes());
+  for (auto& e : ctx.events) out.events.push_back(std::move(e));
+  return out;
+}
+
+}  // namespace kairos::app

@@ -1,0 +1,50 @@
+// TxRunner: runs one decoded tx the way the Cosmos SDK's baseapp.runTx does, in a given exec
+// mode, over a state branch:
+//   1. the messages' stateless checks (ValidateBasic);
+//   2. the ante pipeline on a branch of its own; on failure nothing it wrote is kept;
+//   3. CheckTx, ReCheck, PrepareProposal and ProcessProposal stop there (ante writes kept:
+//      sequences, fees and unordered nonces, so a second copy is refused);
+//   4. FinalizeBlock and Simulate then write the ante branch and run the messages on another
+//      branch, kept only if every message succeeds. A failed message keeps its fee and nonce.
+// Gas is one meter across ante and messages; gas_used is deterministic.
+//
+// Thread-compatible: Run may be called from one thread at a time per state branch; the runner
+// itself is immutable.
+#pragma once
+
+#include <vector>
+
+#include "ante/context.h"
+#include "ante/decorators.h"
+#include "app/auth.h"
+#include "app/bank.h"
+#include "store/branch.h"
+
+namespace kairos::app {
+
+struct TxOutcome {
+  ante::TxStatus status;
+  std::uint64_t gas_wanted = 0;
+  std::uint64_t gas_used = 0;
+  std::int64_t priority = 0;
+  std::vector<tendermint::abci::Event> events;
+};
+
+class TxRunner {
+ public:
+  // REQUIRES: the keepers and the cache (may be null) outlive the runner.
+  TxRunner(const AuthKeeper& auth, const BankKeeper& bank, ante::SignatureCache* cache)
+      : bank_(bank), pipeline_(auth, bank, cache) {}
+
+  // `state` receives the writes that the mode keeps. For Simulate pass a throwaway branch.
+  TxOutcome Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& state,
+                const ante::BlockInfo& block,
+                const std::vector<ante::GasPrice>& min_gas_prices = {}) const;
+
+ private:
+  ante::TxStatus RunMsgs(ante::Context& ctx, const ante::Tx& tx) const;
+  const BankKeeper& bank_;
+  ante::AntePipeline pipeline_;
+};
+
+}  // namespace kairos::app

@@ -1,0 +1,275 @@
+// tx_bench: the cost of real Cosmos transactions in Kairos, each figure printed beside a baseline
+// measured in the same run.
+//
+//   1. CheckTx of valid, distinct MsgSend txs over the ABCI socket (one app executor thread,
+//      pipelined as CometBFT does), against the raw libsecp256k1 verify rate of the same
+//      signatures on one thread. Goal: CheckTx >= 80% of the raw rate.
+//   2. FinalizeBlock + Commit of one block of --accounts transfers among as many accounts:
+//      cold (signatures not seen before, verified in parallel on --threads), and warm (the
+//      same block after CheckTx saw its txs, as on a validator). Goal: <= 0.5 s.
+//
+// Usage: tx_bench [--accounts N] [--threads T]. Prints key=value lines and one JSON line.
+// Not a test: it asserts only that every tx is accepted (a rejected tx means a broken bench).
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "abci/frame.h"
+#include "abci/server.h"
+#include "ante/sign_doc.h"
+#include "app/kairos_app.h"
+#include "app/tx_codec.h"
+#include "crypto/bech32.h"
+#include "crypto/hash.h"
+#include "crypto/keys.h"
+#include "store/merkle_store.h"
+
+namespace {
+
+using namespace kairos;
+using Clock = std::chrono::steady_clock;
+namespace pb = ::tendermint::abci;
+
+constexpr char kChainId[] = "kairos-bench";
+constexpr std::int64_t kT0 = 1767225600LL * 1'000'000'000;
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+[[noreturn]] void Die(const std::string& why) {
+  std::fprintf(stderr, "tx_bench: %s\n", why.c_str());
+  std::exit(1);
+}
+
+struct Account {
+  std::string priv, pub, address, bech32;
+};
+
+struct Fixture {
+  std::vector<Account> accounts;
+  std::vector<std::string> txs;         // account i -> account i+1, sequence 0
+  std::vector<std::string> sign_bytes;  // parallel to txs
+  std::vector<std::string> signatures;
+  std::string app_state;
+};
+
+Fixture Build(std::size_t n) {
+  Fixture f;
+  std::string balances;
+  for (std::size_t i = 0; i < n; ++i) {
+    Account a;
+    a.priv = crypto::Sha256("bench-account-" + std::to_string(i));
+    a.pub = *crypto::Secp256k1PublicKey(a.priv);
+    a.address = crypto::AddressOf(crypto::KeyType::kSecp256k1, a.pub);
+    a.bech32 = crypto::EncodeAccountAddress(a.address);
+    balances += std::string(i ? "," : "") + R"({"address":")" + a.bech32 +
+                R"(","coins":[{"denom":"stake","amount":"1000000"}]})";
+    f.accounts.push_back(std::move(a));
+  }
+  f.app_state = R"({"bank":{"denom":"stake","balances":[)" + balances + "]}}";
+  for (std::size_t i = 0; i < n; ++i) {
+    const Account& from = f.accounts[i];
+    const Account& to = f.accounts[(i + 1) % n];
+    ante::MsgSend m;
+    m.from_address = from.bech32;
+    m.to_address = to.bech32;
+    m.from = from.address;
+    m.to = to.address;
+    m.amount = *ante::Coins::Parse("1stake");
+    app::TxSpec spec;
+    spec.msgs = {m};
+    spec.fee = *ante::Coins::Parse("10stake");
+    spec.gas_limit = 100000;
+    app::SignerKey k;
+    k.private_key = from.priv;
+    k.account_number = i;  // genesis order
+    f.txs.push_back(app::BuildSignedTx(spec, {k}, kChainId));
+    auto decoded = app::DecodeTx(f.txs.back());
+    if (!std::holds_alternative<ante::Tx>(decoded)) Die("a built tx does not decode");
+    const ante::Tx& tx = std::get<ante::Tx>(decoded);
+    f.sign_bytes.push_back(ante::SignDocBytes(tx.body_bytes, tx.auth_info_bytes, kChainId, i));
+    f.signatures.push_back(tx.signatures[0]);
+  }
+  return f;
+}
+
+struct Chain {
+  std::string dir;
+  std::unique_ptr<app::KairosApp> app;
+
+  Chain(const Fixture& f, std::size_t threads) {
+    char pattern[] = "/tmp/kairos-txbench-XXXXXX";
+    if (::mkdtemp(pattern) == nullptr) Die("mkdtemp failed");
+    dir = pattern;
+    store::StoreOptions so;
+    so.dir = dir + "/data";
+    auto db = store::MerkleStore::Open(so);
+    if (!db.ok()) Die(db.status().ToString());
+    app::AppOptions options;
+    options.signature_threads = threads;
+    auto a = app::KairosApp::Open(std::move(*db), options);
+    if (!a.ok()) Die(a.status().ToString());
+    app = std::move(*a);
+    pb::RequestInitChain init;
+    init.set_chain_id(kChainId);
+    init.set_initial_height(1);
+    init.set_app_state_bytes(f.app_state);
+    app->InitChain(init);
+    Finalize({}, kT0);
+    app->Commit({});
+  }
+  ~Chain() { std::system(("rm -rf " + dir).c_str()); }
+
+  pb::ResponseFinalizeBlock Finalize(const std::vector<std::string>& txs, std::int64_t t) {
+    pb::RequestFinalizeBlock req;
+    req.set_height(app->last_height() + 1);
+    req.mutable_time()->set_seconds(t / 1'000'000'000);
+    for (const auto& tx : txs) req.add_txs(tx);
+    return app->FinalizeBlock(req);
+  }
+};
+
+double RawVerifyRate(const Fixture& f, const std::vector<std::string>& pubs) {
+  const auto start = Clock::now();
+  for (std::size_t i = 0; i < f.txs.size(); ++i) {
+    if (!crypto::VerifySignature(crypto::KeyType::kSecp256k1, pubs[i], f.sign_bytes[i],
+                                 f.signatures[i])) {
+      Die("a signature does not verify");
+    }
+  }
+  return static_cast<double>(f.txs.size()) / Seconds(start, Clock::now());
+}
+
+// CheckTx of every tx over a unix socket, pipelined in groups of 100 with a Flush after each
+// (as CometBFT's socket client). Returns txs per second.
+double CheckTxRate(Chain& chain, const Fixture& f) {
+  const std::string path = chain.dir + "/abci.sock";
+  abci::ServerOptions options;
+  options.address = "unix://" + path;
+  options.handle_signals = false;
+  abci::Server server(*chain.app, options);
+  std::string error;
+  if (!server.Listen(&error)) Die(error);
+  std::thread serving([&] { server.Run(); });
+
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) Die("connect failed");
+
+  std::string out;
+  std::size_t expected_responses = 0;
+  for (std::size_t i = 0; i < f.txs.size(); ++i) {
+    pb::Request req;
+    req.mutable_check_tx()->set_tx(f.txs[i]);
+    abci::AppendFrame(req, &out);
+    ++expected_responses;
+    if ((i + 1) % 100 == 0 || i + 1 == f.txs.size()) {
+      pb::Request flush;
+      flush.mutable_flush();
+      abci::AppendFrame(flush, &out);
+      ++expected_responses;
+    }
+  }
+  const auto start = Clock::now();
+  std::thread writer([&] {
+    std::size_t off = 0;
+    while (off < out.size()) {
+      const ssize_t n = ::write(fd, out.data() + off, out.size() - off);
+      if (n <= 0) Die("write failed");
+      off += static_cast<std::size_t>(n);
+    }
+  });
+  abci::FrameDecoder decoder(64 << 20);
+  std::size_t got = 0, rejected = 0;
+  std::string first_rejection;
+  while (got < expected_responses) {
+    std::span<const std::uint8_t> frame;
+    auto st = decoder.Next(&frame);
+    if (st == abci::FrameDecoder::Status::kError) Die(decoder.error());
+    if (st == abci::FrameDecoder::Status::kNeedMore) {
+      auto buf = decoder.Prepare(1 << 16);
+      const ssize_t n = ::read(fd, buf.data(), buf.size());
+      if (n <= 0) Die("the server closed the connection");
+      decoder.Commit(static_cast<std::size_t>(n));
+      continue;
+    }
+    pb::Response res;
+    if (!res.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) Die("bad response");
+    if (res.has_check_tx() && res.check_tx().code() != 0) {
+      if (rejected++ == 0) first_rejection = res.check_tx().log();
+    }
+    ++got;
+  }
+  const double secs = Seconds(start, Clock::now());
+  writer.join();
+  ::close(fd);
+  server.Stop();
+  serving.join();
+  if (rejected) Die(std::to_string(rejected) + " CheckTx rejected, first: " + first_rejection);
+  return static_cast<double>(f.txs.size()) / secs;
+}
+
+double BlockSeconds(Chain& chain, const Fixture& f) {
+  const auto start = Clock::now();
+  auto res = chain.Finalize(f.txs, kT0 + 1'000'000'000);
+  chain.app->Commit({});
+  const double secs = Seconds(start, Clock::now());
+  for (const auto& r : res.tx_results()) {
+    if (r.code() != 0) Die("a block tx failed: " + r.log());
+  }
+  return secs;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::size_t n = 10000, threads = 2;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--accounts") n = std::stoul(argv[i + 1]);
+    else if (flag == "--threads") threads = std::stoul(argv[i + 1]);
+    else Die("unknown flag " + flag);
+  }
+  std::printf("building %zu accounts and signed txs...\n", n);
+  const Fixture f = Build(n);
+  std::vector<std::string> pubs;
+  for (std::size_t i = 0; i < n; ++i) pubs.push_back(f.accounts[i].pub);
+
+  const double raw = RawVerifyRate(f, pubs);
+  double check = 0;
+  double warm = 0;
+  {
+    Chain chain(f, threads);
+    check = CheckTxRate(chain, f);
+    warm = BlockSeconds(chain, f);  // CheckTx filled the signature cache
+  }
+  double cold = 0, cold1 = 0;
+  {
+    Chain chain(f, threads);
+    cold = BlockSeconds(chain, f);
+  }
+  {
+    Chain chain(f, 1);
+    cold1 = BlockSeconds(chain, f);
+  }
+  std::printf("raw_secp256k1_verify_per_s=%.0f\n", raw);
+  std::printf("checktx_per_s=%.0f (%.0f%% of raw; goal >= 80%%)\n", check, 100 * check / raw);
+  std::printf("block_%zu_transfers_cold_s=%.3f (signature threads %zu)\n", n, cold, threads);
+  std::printf("block_%zu_transfers_cold_1thread_s=%.3f\n", n, cold1);
+  std::printf("block_%zu_transfers_warm_s=%.3f (after CheckTx; goal <= 0.5 s)\n", n, warm);
+  std::printf("{\"accounts\":%zu,\"raw_verify_per_s\":%.0f,\"checktx_per_s\":%.0f,"
+              "\"checktx_vs_raw\":%.3f,\"block_cold_s\":%.4f,\"block_cold_1thread_s\":%.4f,"
+              "\"block_warm_s\":%.4f}\n",
+              n, raw, check, check / raw, cold, cold1, warm);
+  return 0;
+}
