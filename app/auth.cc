@@ -114,15 +114,14 @@ std::string AuthKeeper::EncodeAccount(const ante::Account& a) {
   return SerializeDeterministic(pb);
 }
 
-Result<ante::Account> AuthKeeper::DecodeAccount(std::string_view bytes) {
+Result<ante::Account> AuthKeeper::DecodeAccount(std::string_view bytes,
+                                                std::string_view address) {
   cosmos::auth::v1beta1::BaseAccount pb;
   if (!pb.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return Status::Corruption("an account in the state does not parse");
   }
-  auto address = crypto::DecodeAccountAddress(pb.address());
-  if (!address.ok()) return Status::Corruption("an account in the state has a bad address");
   ante::Account a;
-  a.address = *address;
+  a.address = std::string(address);
   a.account_number = pb.account_number();
   a.sequence = pb.sequence();
   if (pb.has_pub_key()) {
@@ -153,7 +152,7 @@ Result<std::optional<ante::Account>> AuthKeeper::ReadAccount(const store::KvRead
   Status s = kv.Get(AccountKey(address), &value);
   if (s.IsNotFound()) return std::optional<ante::Account>();
   if (!s.ok()) return s;
-  auto a = DecodeAccount(value);
+  auto a = DecodeAccount(value, address);
   if (!a.ok()) return a.status();
   return std::optional<ante::Account>(std::move(*a));
 }

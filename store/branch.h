@@ -1,4 +1,4 @@
-// Branch: a write cache over a parent KvReader. Reads see the branch's own writes first;
+// Branch: a write cache (and point-read cache) over a parent KvReader. Reads see the branch's own writes first;
 // iteration merges the branch with its parent in key order. Nothing reaches the parent until
 // the owner takes changes() and applies them (Apply on a parent branch, or Stage on the store).
 //
@@ -32,6 +32,9 @@ class Branch final : public KvStore {
   const KvReader* parent_;
   KvLimits limits_;
   ChangeSet writes_;
+  // The parent's answers to point reads, kept because the parent does not change while the
+  // branch is in use: a tx reads the same account several times, the store only once.
+  mutable ChangeSet reads_;
 };
 
 }  // namespace kairos::store
