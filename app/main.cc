@@ -1,4 +1,5 @@
-// kairosd: the Kairos node. `kairosd init`, `kairosd start`, `kairosd version`.
+// kairosd: the Kairos node. `kairosd init`, `kairosd start`, `kairosd version`, and the client
+// commands `keys`, `tx`, `query` and `genesis` (app/client/).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -7,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "abci/server.h"
+#include "app/client/commands.h"
 #include "app/config.h"
 #include "app/kairos_app.h"
 #include "app/logging.h"
@@ -91,11 +93,13 @@ int RunStart(const std::string& home, const StartFlags& flags) {
                          db.status().ToString());
     return kExitFailure;
   }
-  store::KvLimits genesis_limits;
-  genesis_limits.max_key_bytes = config.max_key_bytes;
-  genesis_limits.max_value_bytes = config.max_value_bytes;
+  app::AppOptions app_options;
+  app_options.genesis_limits.max_key_bytes = config.max_key_bytes;
+  app_options.genesis_limits.max_value_bytes = config.max_value_bytes;
+  app_options.min_gas_prices = *ante::ParseGasPrices(config.min_gas_prices);  // validated
+  app_options.signature_threads = config.signature_threads;
   Result<std::unique_ptr<app::KairosApp>> application =
-      app::KairosApp::Open(std::move(*db), genesis_limits);
+      app::KairosApp::Open(std::move(*db), std::move(app_options));
   if (!application.ok()) {
     app::Log()->critical("cannot load committed state: {}", application.status().ToString());
     return kExitFailure;
@@ -143,6 +147,10 @@ int main(int argc, char** argv) {
   start->add_option("--log-format", flags.log_format, "Override log.format: plain|json");
 
   auto* version = cli.add_subcommand("version", "Print the version and the tested CometBFT");
+
+  // keys, tx, query, genesis: run as callbacks during parsing (a failure exits through
+  // CLI11_PARSE with its code).
+  client::AddClientCommands(cli, home);
 
   CLI11_PARSE(cli, argc, argv);
 

@@ -1,0 +1,43 @@
+// `kairosd genesis add-account`: adds an account and its coins to the app_state of CometBFT's
+// genesis.json, in the layout app/genesis.h parses:
+//
+//   "app_state": {"auth": {"accounts": [{"address": "kairos1..."}]},
+//                 "bank": {"denom": "stake",
+//                          "balances": [{"address": "kairos1...",
+//                                        "coins": [{"denom": "stake", "amount": "1000"}]}]}}
+//
+// Everything else in the file is kept as it was, key order included (nlohmann::ordered_json);
+// the file is written back with a 2-space indent. CometBFT's default "app_state": "" (or none,
+// or null) is an empty app_state. Before writing, the new app_state is checked with the node's
+// own parser (app::ParseGenesis), so a file this writes is one the node accepts.
+//
+// Pure functions on a JSON document plus one that edits a file in place; thread-compatible.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "store/status.h"
+
+namespace kairos::client {
+
+struct AddAccountOptions {
+  // Without it, an address already in auth.accounts or bank.balances is refused; with it, the
+  // coins are added to that address's balance.
+  bool append = false;
+};
+
+// Edits `genesis` (the whole genesis.json document). `address` is a bech32 account address;
+// `coins` the CLI form "1000stake,5atom" (any order; stored sorted by denom). bank.denom is set
+// to the first coin as written when it is absent. InvalidArgument, naming the problem, for a bad
+// address or coins, a duplicate without `append`, or an app_state the node would not accept.
+Status AddGenesisAccount(nlohmann::ordered_json* genesis, std::string_view address,
+                         std::string_view coins, AddAccountOptions options);
+
+// Reads `path`, applies AddGenesisAccount, and replaces the file atomically (keeping its mode).
+Status AddGenesisAccountToFile(const std::string& path, std::string_view address,
+                               std::string_view coins, AddAccountOptions options);
+
+}  // namespace kairos::client
