@@ -9,6 +9,13 @@ Binaries come from the environment (set by ctest): KAIROSD, COMETBFT, ABCI_CLI, 
 unset they default to build/test/app/kairosd and .tools/bin/{cometbft,abci-cli,ics23-verify} in this
 repository.
 
+Accounts: `Node(accounts={"alice": "1000000000stake", "carol": None})` creates each key with
+`kairosd keys add` in kairosd's home (the keyring passphrase comes from KAIROS_KEYRING_PASSPHRASE)
+and funds those with coins in CometBFT's genesis with `kairosd genesis add-account`, before
+anything starts. Txs go through the kairosd CLI (`node.send`: `kairosd tx send ... --output json`)
+or, when a test needs exact control of a field (an unordered timeout, a sequence), through the
+independent builder in cosmos_tx.py (`node.build_send`).
+
 Tests are plain functions passed to `main()`, which runs them, prints a summary and exits non-zero
 if any failed.
 """
@@ -41,6 +48,8 @@ KEEP = os.environ.get("KAIROS_E2E_KEEP") == "1"
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 import cometbft_config  # noqa: E402  (scripts/cometbft_config.py: edits a config.toml in place)
 
+import cosmos_tx  # noqa: E402  (test/e2e/cosmos_tx.py: an independent tx builder)
+
 # Sanitizer reports in kairosd's output fail the test even if everything else passed.
 SANITIZER_PATTERNS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
                       "WARNING: ThreadSanitizer")
@@ -55,6 +64,17 @@ CONSENSUS_TIMEOUTS = {
     "timeout_precommit_delta": "100ms",
     "timeout_commit": "200ms",
 }
+
+
+DENOM = "stake"
+GENESIS_COINS = "1000000000stake"
+FEES = "2000stake"  # the fee every test tx pays (no min gas price is set: any fee is enough)
+KEYRING_PASSPHRASE = "kairos-e2e-passphrase"
+
+# Cosmos SDK codes (codespace sdk) the tests expect.
+CODE_TX_DECODE = 2
+CODE_INVALID_REQUEST = 18
+CODE_WRONG_SEQUENCE = 32
 
 
 class E2EError(AssertionError):
@@ -125,6 +145,34 @@ def run(argv, timeout=60, expect_rc=0):
         raise E2EError(f"{' '.join(argv)} exited {p.returncode} (expected {expect_rc}):\n"
                        f"{p.stdout}")
     return p.stdout
+
+
+class Completed:
+    """A finished command: rc, stdout and stderr apart (stdout carries --output json)."""
+
+    def __init__(self, argv, p):
+        self.argv, self.rc, self.out, self.err = argv, p.returncode, p.stdout, p.stderr
+
+    def json(self):
+        lines = [ln for ln in self.out.splitlines() if ln.strip()]
+        try:
+            return json.loads(lines[-1])
+        except (IndexError, ValueError):
+            raise E2EError(f"{' '.join(self.argv)} printed no JSON on stdout:\n"
+                           f"stdout: {self.out}\nstderr: {self.err}") from None
+
+
+def run_split(argv, timeout=60, expect_rc=0, env=None, input=None):
+    """Runs a short command with stdout and stderr apart; returns a Completed. Raises unless
+    rc == expect_rc (None: any)."""
+    p = subprocess.run(argv, input=input, stdin=None if input is not None else subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
+                       text=True, errors="replace", env=env)
+    done = Completed(argv, p)
+    if expect_rc is not None and p.returncode != expect_rc:
+        raise E2EError(f"{' '.join(argv)} exited {p.returncode} (expected {expect_rc}):\n"
+                       f"stdout: {p.stdout}\nstderr: {p.stderr}")
+    return done
 
 
 def set_toml_keys(path, values):
@@ -232,10 +280,15 @@ class Proc:
 class Node:
     """One kairosd plus (with_cometbft) one CometBFT validator, in a fresh temp directory."""
 
-    def __init__(self, name, with_cometbft=True, kairos_log_level="debug"):
+    def __init__(self, name, with_cometbft=True, kairos_log_level="debug", accounts=None):
+        """accounts: {key name: genesis coins, or None for a key without an account}."""
         self.name = name
         self.with_cometbft = with_cometbft
         self.kairos_log_level = kairos_log_level
+        self.accounts = dict(accounts or {})
+        self.keys = {}  # key name -> {"address", "mnemonic", "pub_key" (bytes)}
+        self._private_keys = {}
+        self._chain_id = None
         self.dir = tempfile.mkdtemp(prefix=f"kairos-e2e-{name}-")
         self.kairos_home = os.path.join(self.dir, "kairos")
         self.cmt_home = os.path.join(self.dir, "cometbft")
@@ -257,6 +310,10 @@ class Node:
         if self.with_cometbft:
             run([COMETBFT, "init", "--home", self.cmt_home])
             self._configure_cometbft()
+        for name, coins in self.accounts.items():
+            self.add_key(name)
+            if coins:
+                self.add_genesis_account(name, coins)
         return self
 
     def _init_kairosd(self):
@@ -278,6 +335,9 @@ class Node:
         moved = f"{self.kairos_home}.old{n}"
         shutil.move(self.kairos_home, moved)
         self._init_kairosd()
+        keyring = os.path.join(moved, "keyring.json")
+        if os.path.exists(keyring):  # the client's keys are not the node's state: keep them
+            shutil.copy2(keyring, os.path.join(self.kairos_home, "keyring.json"))
         log(f"moved kairosd's home to {moved}; fresh home {self.kairos_home}")
         return moved
 
@@ -487,6 +547,128 @@ class Node:
 
     def chain_id(self):
         return self.rpc("status")["node_info"]["network"]
+
+    # ---- the kairosd client CLI (keys, genesis, tx, query)
+
+    @property
+    def node_url(self):
+        return f"http://127.0.0.1:{self.rpc_port}"
+
+    def cli(self, *args, expect_rc=0, input=None, timeout=60):
+        """`kairosd ARGS --home <kairos home>` with the keyring passphrase in the environment;
+        returns a Completed (stdout and stderr apart)."""
+        env = dict(os.environ, KAIROS_KEYRING_PASSPHRASE=KEYRING_PASSPHRASE)
+        return run_split([KAIROSD, *args, "--home", self.kairos_home], timeout=timeout,
+                         expect_rc=expect_rc, env=env, input=input)
+
+    def add_key(self, name, mnemonic=None):
+        """`kairosd keys add NAME -o json` (with --recover when a mnemonic is given); returns the
+        key's address."""
+        if mnemonic is None:
+            out = self.cli("keys", "add", name, "--output", "json").json()
+            mnemonic = out["mnemonic"]
+        else:
+            out = self.cli("keys", "add", name, "--recover", "--output", "json",
+                           input=mnemonic + "\n").json()
+        check(out.get("name") == name and out.get("address", "").startswith("kairos1"),
+              f"keys add {name}: {out}")
+        self.keys[name] = {"address": out["address"], "mnemonic": mnemonic,
+                           "pub_key": base64.b64decode(out["pub_key"]["key"])}
+        log(f"key {name}: {out['address']}")
+        return out["address"]
+
+    def address(self, who):
+        """A key name's address (an address is returned as it is)."""
+        return self.keys[who]["address"] if who in self.keys else who
+
+    def add_genesis_account(self, who, coins):
+        genesis = os.path.join(self.cmt_home, "config", "genesis.json")
+        self.cli("genesis", "add-account", who, coins, "--genesis", genesis)
+        log(f"genesis: {self.address(who)} has {coins}")
+
+    def send(self, frm, to, amount, fees=FEES, unordered=False, timeout="60s", sequence=None,
+             wait=True, expect_code=0, extra=()):
+        """`kairosd tx send FROM TO AMOUNT --fees F [--unordered --timeout T] [--sequence N]
+        [--wait] --output json`; returns its JSON. expect_code 0: the tx must pass CheckTx (and
+        the block, with wait); another code: CheckTx must reject it with that code (exit 1)."""
+        args = ["tx", "send", frm, self.address(to), amount, "--fees", fees,
+                "--node", self.node_url, "--output", "json", *extra]
+        if unordered:
+            args += ["--unordered", "--timeout", timeout]
+        if sequence is not None:
+            args += ["--sequence", str(sequence)]
+        if wait:
+            args.append("--wait")
+        done = self.cli(*args, expect_rc=0 if expect_code == 0 else 1)
+        res = done.json()
+        what = f"tx send {frm} -> {to} {amount}{' unordered' if unordered else ''}"
+        check(res.get("code") == expect_code,
+              f"{what}: CheckTx code {res.get('code')} (expected {expect_code}): {res}; "
+              f"stderr: {done.err}")
+        if expect_code == 0 and wait:
+            check(res.get("tx_result", {}).get("code") == 0 and int(res.get("height", 0)) > 0,
+                  f"{what}: not included with code 0: {res}")
+            log(f"{what}: {res['txhash']} in block {res['height']}")
+        elif expect_code != 0:
+            check(f"code {expect_code}" in done.err,
+                  f"{what}: stderr does not carry code {expect_code}: {done.err}")
+            log(f"{what}: rejected with code {expect_code}: {res.get('log')}")
+        return res
+
+    def balance(self, who, denom=DENOM, height=0):
+        """`kairosd query balance ADDR --denom D -o json` as an int."""
+        args = ["query", "balance", self.address(who), "--denom", denom, "--node", self.node_url,
+                "--output", "json"]
+        if height:
+            args += ["--height", str(height)]
+        res = self.cli(*args).json()
+        check(res["balance"]["denom"] == denom, f"balance of {who}: {res}")
+        return int(res["balance"]["amount"])
+
+    def account(self, who, expect_rc=0):
+        """`kairosd query account ADDR -o json`: {"account": {...}, "height"} (or the Completed
+        when expect_rc is not 0)."""
+        done = self.cli("query", "account", self.address(who), "--node", self.node_url,
+                        "--output", "json", expect_rc=expect_rc)
+        return done.json() if expect_rc == 0 else done
+
+    def private_key(self, name):
+        """`kairosd keys export NAME --hex` (cached)."""
+        if name not in self._private_keys:
+            key = bytes.fromhex(self.cli("keys", "export", name, "--hex").out.strip())
+            check(cosmos_tx.pubkey_of(key) == self.keys[name]["pub_key"],
+                  f"the exported key of {name} does not give its public key")
+            self._private_keys[name] = key
+        return self._private_keys[name]
+
+    def cached_chain_id(self):
+        if self._chain_id is None:
+            self._chain_id = self.chain_id()
+        return self._chain_id
+
+    def build_send(self, frm, to, amount, account_number=None, **kw):
+        """A MsgSend signed by key `frm` with cosmos_tx.signed_send (kw: fee, gas_limit,
+        sequence, memo, unordered, timeout_unix_nanos). The account number is queried unless
+        given."""
+        if account_number is None:
+            account_number = int(self.account(frm)["account"]["account_number"])
+        return cosmos_tx.signed_send(self.private_key(frm), self.cached_chain_id(),
+                                     account_number, self.address(frm), self.address(to),
+                                     amount, **kw)
+
+    def broadcast_sync(self, tx):
+        """broadcast_tx_sync: CheckTx's answer {code, log, codespace, hash}, or RpcError (e.g.
+        "tx already exists in cache")."""
+        return self.rpc("broadcast_tx_sync", tx="0x" + tx.hex())
+
+    def tx_bytes(self, tx_hash):
+        """The bytes of an included tx, from /tx?hash= (retried until indexed)."""
+        found = self.rpc_eventually("tx", hash="0x" + tx_hash)
+        return base64.b64decode(found["tx"])
+
+
+def now_unix_nanos():
+    return time.time_ns()
 
 
 def committed_state_line(text):
