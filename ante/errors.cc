@@ -34,7 +34,8 @@ std::string_view SdkDescription(std::uint32_t code) {
 TxStatus TxStatus::Error(std::uint32_t code, std::string_view msg) {
   TxStatus s;
   s.code_ = code;
-  s.log_ = std::string(msg);
+  s.message_ = std::string(msg);
+  s.log_ = s.message_;
   s.log_ += ": ";
   s.log_ += SdkDescription(code);
   return s;

@@ -55,11 +55,14 @@ class [[nodiscard]] TxStatus {
   bool ok() const { return code_ == kOk; }
   std::uint32_t code() const { return code_; }
   const std::string& log() const { return log_; }
+  // The log without the trailing ": <description>", for wrapping in another message.
+  const std::string& message() const { return message_; }
   std::string_view codespace() const { return ok() ? std::string_view() : "sdk"; }
 
  private:
   std::uint32_t code_ = kOk;
   std::string log_;
+  std::string message_;
   bool store_failure_ = false;
 };
 

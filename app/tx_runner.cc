@@ -28,7 +28,7 @@ ante::TxStatus TxRunner::RunMsgs(ante::Context& ctx, const ante::Tx& tx) const {
     if (!s.ok()) {
       if (s.store_failure()) return s;
       return ante::TxStatus::Error(s.code(), "failed to execute message; message index: " +
-                                                 std::to_string(i) + ": " + s.log());
+                                                 std::to_string(i) + ": " + s.message());
     }
     if (ctx.gas.exhausted()) return OutOfGas(ctx, tx);
   }

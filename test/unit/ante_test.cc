@@ -411,6 +411,9 @@ TEST_CASE("ordered txs: the sequence moves by one per tx; a failed message keeps
   auto res = chain.Block({t0, t1, t2}, kT0 + kSecond);
   CHECK(res.tx_results(0).code() == 0);
   CHECK(res.tx_results(1).code() == 5);
+  CHECK(res.tx_results(1).log() ==
+        "failed to execute message; message index: 0: spendable balance 999799stake is smaller "
+        "than 2000000stake: insufficient funds");
   CHECK(res.tx_results(2).code() == 0);
   CHECK(chain.Balance(kBob) == "12");
   CHECK(chain.Balance(kAlice) == std::to_string(1000000 - 2 - 300));
