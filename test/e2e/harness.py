@@ -680,7 +680,8 @@ def committed_state_line(text):
 def committed_hashes(text):
     """{height: app hash} from kairosd's 'committed block N: ..., app hash H' log lines."""
     return {int(h): a for h, a in
-            re.findall(r"committed block (\d+): \d+ txs, app hash ([0-9A-F]*)", text)}
+            re.findall(r"committed block (\d+): \d+ txs(?: \(\d+ failed\))?, app hash ([0-9A-F]*)",
+                          text)}
 
 
 def last_committed_height(text):
@@ -688,6 +689,23 @@ def last_committed_height(text):
     heights = committed_hashes(text)
     check(heights, "kairosd never logged a committed block")
     return max(heights)
+
+
+def check_logged_hashes_match_headers(node, *proc_names):
+    """Every app hash the named kairosd runs (e.g. "kairosd.1") logged for a block h equals the
+    app_hash in block h+1's header, for each h+1 the chain has. Returns how many were compared."""
+    top = node.height()
+    compared = 0
+    for name in proc_names:
+        for h, app_hash in sorted(committed_hashes(node.proc(name).text()).items()):
+            if h + 1 > top:
+                continue
+            header = node.block(h + 1)["header"]["app_hash"]
+            check(header == app_hash, f"{name} logged app hash {app_hash} for block {h}, block "
+                                      f"{h + 1}'s header has {header}")
+            compared += 1
+    log(f"{compared} app hashes logged by {', '.join(proc_names)} match the next headers")
+    return compared
 
 
 def restart_and_check_resume(node, old_height, app_height_at_least=None):

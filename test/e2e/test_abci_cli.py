@@ -1,13 +1,24 @@
 #!/usr/bin/env python3
 """kairosd alone, driven by CometBFT's own abci-cli (v0.38.25) over the socket protocol: echo,
 info, check_tx, finalize_block + commit, queries (known, unknown, wrong height), a clean SIGTERM
-stop, a restart that reloads the committed block, and garbage bytes on a raw connection."""
+stop, a restart that reloads the committed block, and garbage bytes on a raw connection.
+
+abci-cli has no InitChain command, so the chain has no accounts: a real signed MsgSend (built by
+test/e2e/cosmos_tx.py) decodes and is refused by the ante with code 9 (its fee payer does not
+exist), and a non-tx gets the decode error, code 2."""
 
 import re
 import socket
 
+import cosmos_tx
 import harness
 from harness import check, log
+
+# A signed MsgSend from a key no genesis knows (private key 0x...07, chain id "").
+SIGNER_KEY = bytes(31) + b"\x07"
+SIGNER = cosmos_tx.address_of_pubkey(cosmos_tx.pubkey_of(SIGNER_KEY))
+SIGNED_TX = cosmos_tx.signed_send(SIGNER_KEY, "", 0, SIGNER, SIGNER, "5stake")
+CODE_UNKNOWN_ADDRESS = 9
 
 
 def abci_cli(node, *args):
@@ -34,10 +45,18 @@ def expect_ok(pairs):
     return pairs
 
 
-def finalize_abc_def(node):
-    """FinalizeBlock with txs "abc" and "def"; returns the app hash (0x hex)."""
-    pairs = expect_ok(abci_cli(node, "finalize_block", '"abc"', '"def"'))
-    check(len([k for k, _ in pairs if k == "code"]) == 3, f"2 tx results + the block: {pairs}")
+def codes_and_logs(pairs):
+    return [v for k, v in pairs if k == "code"], [v for k, v in pairs if k == "log"]
+
+
+def finalize_block(node):
+    """FinalizeBlock with the non-tx "abc" and SIGNED_TX; returns the app hash (0x hex)."""
+    pairs = abci_cli(node, "finalize_block", '"abc"', "0x" + SIGNED_TX.hex())
+    codes, logs = codes_and_logs(pairs)
+    check(codes == [str(harness.CODE_TX_DECODE), str(CODE_UNKNOWN_ADDRESS), "OK"] and
+          len(logs) == 2, f"expected tx codes 2 and 9, then the block's OK: {pairs}")
+    check("tx parse error" in logs[0], f"the non-tx's log: {logs[0]}")
+    check(f"{SIGNER} does not exist" in logs[1], f"the signed tx's log: {logs[1]}")
     app_hash = field(pairs, "data.hex")
     check(re.fullmatch(r"0x[0-9A-F]{64}", app_hash), f"app hash {app_hash!r}: not 32 bytes")
     return app_hash
@@ -50,13 +69,18 @@ def test_abci_cli():
         check(field(pairs, "data") == "hello", f"echo: {pairs}")
         pairs = expect_ok(abci_cli(node, "info"))
         check(field(pairs, "data") == "kairos", f"info: {pairs}")
-        expect_ok(abci_cli(node, "check_tx", "0x00"))
+        codes, logs = codes_and_logs(abci_cli(node, "check_tx", "0x00"))
+        check(codes == [str(harness.CODE_TX_DECODE)] and "tx parse error" in logs[0],
+              f"check_tx of a non-tx: codes {codes}, logs {logs}")
+        codes, logs = codes_and_logs(abci_cli(node, "check_tx", "0x" + SIGNED_TX.hex()))
+        check(codes == [str(CODE_UNKNOWN_ADDRESS)] and f"{SIGNER} does not exist" in logs[0],
+              f"check_tx of a tx from an unknown account: codes {codes}, logs {logs}")
         pairs = expect_ok(abci_cli(node, "query", "--path", "/app/height", '""'))
         check(field(pairs, "value") == "0", f"/app/height before any block: {pairs}")
 
         # A block of two txs. Sent twice before Commit (as after a crash): same app hash.
-        app_hash = finalize_abc_def(node)
-        check(finalize_abc_def(node) == app_hash, "FinalizeBlock re-sent gave another app hash")
+        app_hash = finalize_block(node)
+        check(finalize_block(node) == app_hash, "FinalizeBlock re-sent gave another app hash")
         expect_ok(abci_cli(node, "commit"))
 
         pairs = expect_ok(abci_cli(node, "query", "--path", "/app/height", '""'))

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The app dies under a running node. CometBFT cannot reconnect to a restarted app: it logs that
 a connection terminated and stops itself. Restarting kairosd and then CometBFT must resume the
-chain with matching app hashes. The same for a graceful SIGTERM of kairosd under a live node."""
+chain with matching app hashes. The same for a graceful SIGTERM of kairosd under a live node.
+Signed transfers (ordered and unordered) before the stop must be in the reloaded state, every app
+hash kairosd logged must be in the next header, and transfers go on after the restart."""
 
 import os
 import signal
@@ -9,6 +11,30 @@ import time
 
 import harness
 from harness import check, log
+
+ACCOUNTS = {"alice": harness.GENESIS_COINS, "bob": harness.GENESIS_COINS}
+FEE = int(harness.FEES.removesuffix("stake"))
+START = int(harness.GENESIS_COINS.removesuffix("stake"))
+
+
+def transfers_before(node):
+    """An ordered and an unordered transfer alice -> bob; returns the chain height after them."""
+    node.wait_for_height(2)
+    node.send("alice", "bob", "100stake")
+    res = node.send("alice", "bob", "200stake", unordered=True, timeout="300s")
+    return node.wait_for_height(max(5, int(res["height"]) + 1))
+
+
+def check_state_and_go_on(node):
+    """After the restart: the pre-stop transfers are in the state, the logged app hashes of both
+    kairosd runs are in the headers, and an ordered transfer continues alice's sequence."""
+    check(node.balance("alice") == START - 300 - 2 * FEE, "alice's balance after the restart")
+    check(node.balance("bob") == START + 300, "bob's balance after the restart")
+    check(node.account("alice")["account"]["sequence"] == "1", "alice's sequence")
+    node.send("alice", "bob", "1stake")
+    check(node.balance("bob") == START + 301, "bob's balance after a transfer")
+    node.wait_for_height(node.height() + 1)
+    harness.check_logged_hashes_match_headers(node, "kairosd.1", "kairosd.2")
 
 # CometBFT's proxy/multi_app_conn.go logs "<conn> connection terminated. Did the application
 # crash? Please restart CometBFT" and sends itself SIGTERM.
@@ -48,23 +74,25 @@ def wait_for_cometbft_to_stop(node, timeout=10):
 
 
 def test_kill9_kairosd():
-    with harness.Node("kill-kairosd") as node:
+    with harness.Node("kill-kairosd", accounts=ACCOUNTS) as node:
         node.start()
-        old_height = node.wait_for_height(5)
+        old_height = transfers_before(node)
         node.kairosd.kill9()
         wait_for_cometbft_to_stop(node)
         harness.restart_and_check_resume(node, old_height)
+        check_state_and_go_on(node)
 
 
 def test_sigterm_kairosd_under_live_node():
     """kairosd's SIGTERM drain must finish in-flight requests and exit 0 even though CometBFT
     keeps its connections open; CometBFT then stops, and both restart fine."""
-    with harness.Node("sigterm-kairosd") as node:
+    with harness.Node("sigterm-kairosd", accounts=ACCOUNTS) as node:
         node.start()
-        old_height = node.wait_for_height(5)
+        old_height = transfers_before(node)
         node.stop_kairosd_cleanly(timeout=20)
         wait_for_cometbft_to_stop(node)
         harness.restart_and_check_resume(node, old_height)
+        check_state_and_go_on(node)
 
 
 if __name__ == "__main__":
