@@ -97,6 +97,26 @@ inline app::TxSpec SpecOf(std::vector<ante::Msg> msgs, const SendOptions& o) {
   return spec;
 }
 
+// The genesis app_state (app/genesis.h) that funds `funded` (in account-number order) in the
+// denom "stake"; `auth_params_json` is the inside of app_state.auth.params.
+inline std::string AppStateJson(const std::vector<std::pair<TestKey, std::string>>& funded,
+                                const std::string& auth_params_json = "") {
+  std::string balances;
+  for (const auto& [key, coins] : funded) {
+    auto parsed = ante::Coins::Parse(coins);
+    REQUIRE(parsed.ok());
+    std::string list;
+    for (const auto& c : parsed->coins()) {
+      list += std::string(list.empty() ? "" : ",") + R"({"denom":")" + c.denom +
+              R"(","amount":")" + ante::ToString(c.amount) + "\"}";
+    }
+    balances += std::string(balances.empty() ? "" : ",") + R"({"address":")" + key.bech32 +
+                R"(","coins":[)" + list + "]}";
+  }
+  return R"({"auth":{"params":{)" + auth_params_json +
+         R"(}},"bank":{"denom":"stake","balances":[)" + balances + "]}}";
+}
+
 class TestChain {
  public:
   static constexpr char kChainId[] = "kairos-test";
@@ -107,20 +127,7 @@ class TestChain {
                      std::string auth_params_json = "", app::AppOptions options = {})
       : funded_(std::move(funded)), options_(std::move(options)) {
     Open();
-    std::string balances;
-    for (const auto& [key, coins] : funded_) {
-      auto parsed = ante::Coins::Parse(coins);
-      REQUIRE(parsed.ok());
-      std::string list;
-      for (const auto& c : parsed->coins()) {
-        list += std::string(list.empty() ? "" : ",") + R"({"denom":")" + c.denom +
-                R"(","amount":")" + ante::ToString(c.amount) + "\"}";
-      }
-      balances += std::string(balances.empty() ? "" : ",") + R"({"address":")" + key.bech32 +
-                  R"(","coins":[)" + list + "]}";
-    }
-    app_state_ = R"({"auth":{"params":{)" + auth_params_json +
-                 R"(}},"bank":{"denom":"stake","balances":[)" + balances + "]}}";
+    app_state_ = AppStateJson(funded_, auth_params_json);
     abci_pb::RequestInitChain req;
     req.set_chain_id(kChainId);
     req.set_initial_height(1);
