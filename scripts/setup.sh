@@ -2,6 +2,7 @@
 # Installs what Kairos needs to build and test, and nothing that is already there.
 #   - Debian packages (compiler, CMake, Boost, protobuf, LevelDB, spdlog, Catch2, ...)
 #   - the pinned CometBFT tools, built with `go install` into .tools/ (ignored by git)
+#   - the pinned CosmJS packages of test/e2e/cosmjs (npm ci), for the e2e test test_cosmjs.py
 # Idempotent: a second run prints "nothing to do". Prints each thing it installs.
 #
 # Usage: scripts/setup.sh [--with-app-mempool]   (the latter also installs CometBFT v0.40.0)
@@ -85,6 +86,23 @@ build_go_program() {  # <binary> <source dir>
   did_something=1
 }
 build_go_program ics23-verify "$ROOT/test/ics23/verify"
+
+# --- CosmJS for the e2e test test_cosmjs.py ------------------------------------------------
+# The exact versions are in test/e2e/cosmjs/package.json and package-lock.json; `npm ci` installs
+# them into test/e2e/cosmjs/node_modules (ignored by git) when it is missing or the lock changed.
+COSMJS="$ROOT/test/e2e/cosmjs"
+if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+  say "warning: node (>= 20) and npm are not installed: the e2e test test_cosmjs.py will fail" >&2
+else
+  lock_digest=$(sha256sum "$COSMJS/package-lock.json" | cut -c1-16)
+  lock_stamp="$COSMJS/node_modules/.kairos-lock.sha"
+  if [ ! -d "$COSMJS/node_modules" ] || [ "$(cat "$lock_stamp" 2>/dev/null)" != "$lock_digest" ]; then
+    say "installing the CosmJS packages of ${COSMJS#"$ROOT"/} (npm ci)"
+    npm ci --prefix "$COSMJS" --no-audit --no-fund --loglevel=error
+    echo "$lock_digest" >"$lock_stamp"
+    did_something=1
+  fi
+fi
 
 if [ "$did_something" -eq 0 ]; then
   say "nothing to do: every package and tool is present"

@@ -22,6 +22,7 @@ if any failed.
 
 import base64
 import ctypes
+import hashlib
 import json
 import os
 import re
@@ -70,6 +71,8 @@ DENOM = "stake"
 GENESIS_COINS = "1000000000stake"
 FEES = "2000stake"  # the fee every test tx pays (no min gas price is set: any fee is enough)
 KEYRING_PASSPHRASE = "kairos-e2e-passphrase"
+# The SDK's fee collector module account: the first 20 bytes of SHA-256("fee_collector").
+FEE_COLLECTOR = cosmos_tx.bech32_encode("kairos", hashlib.sha256(b"fee_collector").digest()[:20])
 
 # Cosmos SDK codes (codespace sdk) the tests expect.
 CODE_TX_DECODE = 2

@@ -4,23 +4,42 @@ root (its ICS-23 proofs, fetched over RPC, verify against it with the Go referen
 test/ics23/verify), a crash and a replay from scratch give the same app hash at every height,
 and store queries answer bad heights and bad keys with the right codes.
 
-Txs are "key=value" (stored at kv/<key>) or anything else (stored at tx/<sha256 hex>); InitChain
-writes meta/chain_id and meta/initial_height. KAIROS_E2E_SEED=N repeats a run's random choices (the seed is logged)."""
+The state is written by signed MsgSend txs (the kairosd CLI, or test/e2e/cosmos_tx.py for a
+stream); the keys proved are balances `bank/bal/<len><address><denom>` (a decimal value, absent
+when zero), accounts `auth/acc/<address>` (a BaseAccount), an unordered nonce, and
+meta/initial_height, written by InitChain. Proofs come from `/store/<hex key>` and from the module
+query paths with prove=true. KAIROS_E2E_SEED=N repeats a run's random choices (the seed is
+logged)."""
 
 import base64
-import hashlib
 import os
 import random
 import threading
 import time
 
+import cosmos_tx
 import harness
-from harness import check, log
+from harness import CODE_INVALID_REQUEST, check, log
 
 SEED = int(os.environ.get("KAIROS_E2E_SEED") or time.time_ns() % 1_000_000_007)
 PROOF_OP_TYPE = "ics23:smt"
-CODE_INVALID_REQUEST = 18
 CODE_INVALID_HEIGHT = 26
+CODE_KEY_NOT_FOUND = 22
+FEE = int(harness.FEES.removesuffix("stake"))
+START = int(harness.GENESIS_COINS.removesuffix("stake"))
+
+
+def raw_address(bech32):
+    return cosmos_tx.bech32_decode(bech32)[1]
+
+
+def balance_key(address, denom=harness.DENOM):
+    raw = raw_address(address)
+    return b"bank/bal/" + bytes([len(raw)]) + raw + denom.encode()
+
+
+def account_key(address):
+    return b"auth/acc/" + raw_address(address)
 
 
 def store_path(key):
@@ -46,11 +65,16 @@ def store_answer(q, key, height, prove):
     if not prove:
         check(not q.get("proofOps"), f"query {key!r} without prove has proofOps: {q}")
         return at, value, None
+    return at, value, proof_of(q, key)
+
+
+def proof_of(q, key):
+    """The one ics23:smt proof op of a query response, which must be for `key`."""
     ops = (q.get("proofOps") or {}).get("ops") or []
     check(len(ops) == 1 and ops[0].get("type") == PROOF_OP_TYPE,
-          f"query {key!r} at {at}: expected one {PROOF_OP_TYPE} proof op, got {ops}")
+          f"query of {key!r}: expected one {PROOF_OP_TYPE} proof op, got {ops}")
     check(base64.b64decode(ops[0].get("key") or "") == key, f"proof op key: {ops[0]}")
-    return at, value, base64.b64decode(ops[0]["data"])
+    return base64.b64decode(ops[0]["data"])
 
 
 def flip_bit(b):
@@ -82,55 +106,53 @@ class Roots:
         return self.cache[h]
 
 
-def send_kv(node, key, value):
-    """key=value through broadcast_tx_commit (hex-encoded, so any bytes); returns its height."""
-    res = node.broadcast_tx_commit(key + b"=" + value)
-    check(res["check_tx"].get("code", 0) == 0 and res["tx_result"].get("code", 0) == 0,
-          f"tx {key!r}={value!r}: {res}")
-    return int(res["height"])
+def decimal(n):
+    """A balance as the store holds it: decimal bytes, absent (None) when zero."""
+    return str(n).encode() if n else None
 
 
 def test_app_hash_is_store_root_and_proofs_verify():
-    """key=value txs (odd bytes, overwrites in later blocks) and one plain tx; every key's proof,
-    at the latest height and at an earlier one, verifies with ics23-verify against the app hash in
-    the next block's header, and tampered claims (value, root) do not; so does an absence proof,
-    which must not prove an existing key absent."""
+    """Transfers in early blocks, then more (one to an address that had no balance, one
+    unordered) in later blocks; the balance and account keys of every party, at the latest
+    height and at an earlier one, have proofs that verify with ics23-verify against the app hash
+    in the next block's header, and tampered claims (value, root) do not; so do absence proofs
+    (a balance never written, a balance not written yet), which must not prove an existing key
+    absent; and the module query paths with prove=true give proofs of the same keys."""
     rng = random.Random(SEED)
     log(f"seed {SEED}")
-    nonce = rng.getrandbits(32).to_bytes(4, "big").hex().encode()
-    odd_key = b"odd\x00\x01\x7f\x80\xff key " + nonce  # any byte but '=' may be in a key
-    first = {  # kv/<key> -> value, written in early blocks
-        b"alpha-" + nonce: b"one",
-        b"beta-" + nonce: b"\x00\xff\x00==\n\r\"\\ \xc3\xa9 binary",
-        b"gamma-" + nonce: b"stays",
-        odd_key: bytes(range(256)),
-    }
-    later = {  # overwrites in later blocks, and a key that did not exist early on
-        b"alpha-" + nonce: b"two\x00",
-        b"beta-" + nonce: rng.randbytes(3000),
-        odd_key: b"=",
-        b"delta-" + nonce: b"new later",
-    }
-    plain_tx = b"no equals sign: " + rng.randbytes(40).replace(b"=", b"-")
-    with harness.Node("store") as node:
+    amounts = [rng.randint(1, 10_000) for _ in range(5)]
+    accounts = {"alice": harness.GENESIS_COINS, "bob": harness.GENESIS_COINS,
+                "carol": harness.GENESIS_COINS, "dave": None, "erin": None}
+    with harness.Node("store", accounts=accounts) as node:
         node.start()
         node.wait_for_height(2)
-        for key, value in first.items():
-            send_kv(node, key, value)
-        res = node.broadcast_tx_commit(plain_tx)
-        check(res["tx_result"].get("code", 0) == 0, f"plain tx: {res}")
-        early = int(res["height"])  # every write in `first` is in a block <= early
-        for key, value in later.items():
-            last_tx = send_kv(node, key, value)
-        log(f"{len(first) + len(later) + 1} txs committed, the last in block {last_tx}; the "
-            f"earlier height queried is {early}")
+        who = {name: node.address(name) for name in accounts}
+        bal = {name: (START if coins else 0) for name, coins in accounts.items()}
+        seq = {name: 0 for name in accounts}
+
+        def send(frm, to, amount, unordered=False):
+            res = node.send(frm, to, f"{amount}stake", unordered=unordered, timeout="300s")
+            bal[frm] -= amount + FEE
+            bal[to] += amount
+            seq[frm] += not unordered
+            return res
+
+        send("alice", "bob", amounts[0])
+        early = int(send("bob", "carol", amounts[1])["height"])  # every early write is <= early
+        early_bal, early_seq = dict(bal), dict(seq)
+        send("alice", "dave", amounts[2])  # a balance key that did not exist at `early`
+        unordered = send("carol", "alice", amounts[3], unordered=True)
+        last_tx = int(send("bob", "alice", amounts[4])["height"])
+        log(f"5 transfers committed, the last in block {last_tx}; the earlier height queried "
+            f"is {early}")
+        fees_key = balance_key(harness.FEE_COLLECTOR)
 
         roots = Roots(node)
         items = []
         # (store key, value expected at the latest height, value expected at `early`)
-        cases = [(b"kv/" + k, later.get(k, first.get(k)), first.get(k))
-                 for k in dict.fromkeys([*first, *later])]
-        cases.append((b"tx/" + hashlib.sha256(plain_tx).hexdigest().encode(), plain_tx, plain_tx))
+        cases = [(balance_key(who[n]), decimal(bal[n]), decimal(early_bal[n]))
+                 for n in ("alice", "bob", "carol", "dave")]
+        cases.append((fees_key, decimal(5 * FEE), decimal(2 * FEE)))
         for key, latest_value, early_value in cases:
             at, value, proof = query_store(node, key)
             check(at >= last_tx, f"latest query of {key!r} answered at {at}, before {last_tx}")
@@ -139,21 +161,36 @@ def test_app_hash_is_store_root_and_proofs_verify():
             _, value, proof = query_store(node, key, height=early)
             check(value == early_value, f"{key!r} at {early}: {value!r} != {early_value!r}")
             items += proof_items(f"{key!r}@{early}", roots(early), key, value, proof)
+        must_verify = 2 * len(cases)
+
+        # Accounts: a BaseAccount whose sequence moved between the two heights.
+        for name in ("alice", "bob"):
+            key = account_key(who[name])
+            for height, want_seq in ((0, seq[name]), (early, early_seq[name])):
+                at, value, proof = query_store(node, key, height=height)
+                acc = cosmos_tx.decode_fields(value)
+                check(acc[1][0].decode() == who[name] and acc.get(4, [0])[0] == want_seq,
+                      f"{name}'s account at {at}: {acc}, expected sequence {want_seq}")
+                items += proof_items(f"account {name}@{at}", roots(at), key, value, proof)
+                must_verify += 1
 
         # meta/initial_height, written by InitChain, holds the chain's first height (1).
         at, value, proof = query_store(node, b"meta/initial_height")
         check(value == (1).to_bytes(8, "big"), f"meta/initial_height at {at} is {value!r}")
         items += proof_items(f"meta/initial_height@{at}", roots(at), b"meta/initial_height",
                              value, proof)
+        must_verify += 1
 
-        # Absence: a key never written; the same proof must not prove an existing key absent.
-        never = b"kv/never-written-" + nonce
+        # Absence: erin's balance was never written; the same proof must not prove alice's
+        # balance absent.
+        never = balance_key(who["erin"])
         at, value, proof = query_store(node, never)
         check(value is None, f"{never!r} has a value at {at}: {value!r}")
-        items += proof_items(f"{never!r}@{at}", roots(at), never, None, proof)
-        existing = b"kv/gamma-" + nonce
-        items.append(dict(name=f"{never!r}-proof-for-{existing!r}", root=roots(at), key=existing,
-                          value=None, proof=proof, expect=False))
+        items += proof_items(f"erin's balance@{at}", roots(at), never, None, proof)
+        existing = balance_key(who["alice"])
+        items.append(dict(name=f"erin's proof for alice's balance", root=roots(at),
+                          key=existing, value=None, proof=proof, expect=False))
+        must_verify += 1
 
         # /store with the key in data answers exactly as /store/<hex key>.
         by_data = store_answer(node.abci_query("/store", data=existing, height=early, prove=True),
@@ -161,24 +198,72 @@ def test_app_hash_is_store_root_and_proofs_verify():
         by_path = query_store(node, existing, height=early)
         check(by_data == by_path, f"/store with data: {by_data}; {store_path(existing)}: {by_path}")
 
-        must_verify = sum(1 for it in items if it["expect"])
-        check(must_verify == 2 * len(cases) + 2,
-              f"{must_verify} proofs must verify, expected {2 * len(cases) + 2}")
+        # Module query paths with prove=true: the proof is of the store key behind the answer.
+        q = node.abci_query("/cosmos.bank.v1beta1.Query/Balance", height=early, prove=True,
+                            data=cosmos_tx.query_balance_request(who["bob"], harness.DENOM))
+        check(q.get("code", 0) == 0 and int(q["height"]) == early, f"Balance query: {q}")
+        denom, amount = cosmos_tx.decode_balance_response(base64.b64decode(q["value"]))
+        check((denom, amount) == (harness.DENOM, early_bal["bob"]), f"Balance: {denom} {amount}")
+        items += proof_items(f"Query/Balance bob@{early}", roots(early), balance_key(who["bob"]),
+                             decimal(amount), proof_of(q, balance_key(who["bob"])))
+        q = node.abci_query("/cosmos.auth.v1beta1.Query/Account", prove=True,
+                            data=cosmos_tx.query_account_request(who["alice"]))
+        check(q.get("code", 0) == 0, f"Account query: {q}")
+        at = int(q["height"])
+        any_ = cosmos_tx.decode_fields(cosmos_tx.decode_fields(base64.b64decode(q["value"]))[1][0])
+        check(any_[1][0] == b"/cosmos.auth.v1beta1.BaseAccount", f"Account type: {any_}")
+        items += proof_items(f"Query/Account alice@{at}", roots(at), account_key(who["alice"]),
+                             any_[2][0], proof_of(q, account_key(who["alice"])))
+        q = node.abci_query("/cosmos.auth.v1beta1.Query/Account", prove=True,
+                            data=cosmos_tx.query_account_request(who["erin"]))
+        check(q.get("code") == CODE_KEY_NOT_FOUND and
+              "rpc error: code = NotFound" in q.get("log", ""), f"a missing account: {q}")
+        at = int(q["height"])
+        items += proof_items(f"Query/Account erin (absent)@{at}", roots(at),
+                             account_key(who["erin"]), None, proof_of(q, account_key(who["erin"])))
+        timeout = cosmos_tx.decode_tx(node.tx_bytes(unordered["txhash"]))["timeout_unix_nanos"]
+        q = node.abci_query("/kairos.auth.v1.Query/UnorderedNonce", prove=True,
+                            data=cosmos_tx.query_unordered_nonce_request(who["carol"], timeout))
+        check(q.get("code", 0) == 0 and cosmos_tx.decode_fields(base64.b64decode(q["value"])) ==
+              {1: [1]}, f"UnorderedNonce of carol's tx: {q}")
+        at = int(q["height"])
+        nonce_key = (b"auth/unordered/" + ((timeout ^ (1 << 63)) & (2**64 - 1)).to_bytes(8, "big")
+                     + raw_address(who["carol"]))
+        items += proof_items(f"Query/UnorderedNonce carol@{at}", roots(at), nonce_key, b"\x01",
+                             proof_of(q, nonce_key))
+        must_verify += 4
+
+        check(sum(1 for it in items if it["expect"]) == must_verify,
+              f"{sum(1 for it in items if it['expect'])} proofs must verify, expected "
+              f"{must_verify}")
         verified = harness.ics23_verify(items)
         log(f"{verified} claims checked against header app hashes at heights {sorted(roots.cache)}")
         node.check_app_hash()
 
 
 class TxStream(threading.Thread):
-    """Sends unique txs <tag>-<0..6>=... with broadcast_tx_sync while its `with` block runs. The
-    first failure (expected once the node is killed) ends the stream and is kept in `errors`."""
+    """While its `with` block runs, sends signed transfers (cosmos_tx.py) with broadcast_tx_sync:
+    unordered ones from `streamer-u` (a fresh timeout each) and ordered ones from `streamer-o`
+    (sequences counted here from the account's at the start), to random recipients. A CheckTx
+    rejection is kept in `rejected`; the first exception (expected once the node is killed) ends
+    the stream and is kept in `errors`."""
 
-    def __init__(self, node, tag):
+    SENDERS = {"streamer-u": harness.GENESIS_COINS, "streamer-o": harness.GENESIS_COINS,
+               "sink": None}
+
+    def __init__(self, node, tag, seed=0):
         super().__init__(daemon=True)
         self.node, self.tag = node, tag
+        self.rng = random.Random(seed)
         self.accepted = 0
+        self.rejected = []
         self.errors = []
         self._stop_event = threading.Event()
+        numbers = {n: int(node.account(n)["account"]["account_number"])
+                   for n in ("streamer-u", "streamer-o")}
+        self.numbers = numbers
+        self.sequence = int(node.account("streamer-o")["account"]["sequence"])
+        self.recipients = [node.address(n) for n in self.SENDERS]
 
     def __enter__(self):
         self.start()
@@ -189,17 +274,31 @@ class TxStream(threading.Thread):
         self.join(timeout=30)
         return False
 
+    def next_tx(self, i):
+        to = self.rng.choice(self.recipients)
+        amount = f"{self.rng.randint(1, 1000)}stake"
+        if i % 2:
+            return self.node.build_send("streamer-u", to, amount, self.numbers["streamer-u"],
+                                        unordered=True, memo=self.tag,
+                                        timeout_unix_nanos=time.time_ns() + 60 * 10**9), False
+        return self.node.build_send("streamer-o", to, amount, self.numbers["streamer-o"],
+                                    sequence=self.sequence, memo=self.tag), True
+
     def run(self):
         i = 0
         while not self._stop_event.wait(0.02):
             i += 1
-            tx = f"{self.tag}-{i % 7}={self.tag} {i} {time.time_ns()}".encode()
+            tx, ordered = self.next_tx(i)
             try:
                 res = self.node.rpc("broadcast_tx_sync", timeout=5, tx="0x" + tx.hex())
-                self.accepted += res.get("code", 0) == 0
             except Exception as e:  # noqa: BLE001 (the node was killed, or is restarting)
                 self.errors.append(e)
                 return
+            if res.get("code", 0) == 0:
+                self.accepted += 1
+                self.sequence += ordered
+            else:
+                self.rejected.append(res)
 
 
 def test_crash_restart_same_app_hashes():
@@ -209,22 +308,26 @@ def test_crash_restart_same_app_hashes():
     rng = random.Random(SEED + 1)
     crash_at = rng.randint(5, 8)
     log(f"seed {SEED}: crash at height >= {crash_at}")
-    with harness.Node("crash-replay") as node:
+    with harness.Node("crash-replay", accounts=TxStream.SENDERS) as node:
         node.start()
-        with TxStream(node, "before") as stream:
+        node.wait_for_height(2)
+        with TxStream(node, "before", SEED) as stream:
             node.wait_for_height(crash_at)
             time.sleep(rng.uniform(0, 0.3))  # a random instant inside the block cycle
             chain_height = node.height()
             node.cometbft.kill9()
             node.kairosd.kill9()
         log(f"killed both at chain height >= {chain_height} after {stream.accepted} txs")
-        check(stream.accepted > 0, f"no tx was accepted before the crash: {stream.errors}")
+        check(stream.accepted > 0 and not stream.rejected,
+              f"txs before the crash: {stream.accepted} accepted, rejected {stream.rejected[:3]}, "
+              f"errors {stream.errors}")
 
         harness.restart_and_check_resume(node, chain_height)
-        with TxStream(node, "after") as stream:
+        with TxStream(node, "after", SEED + 2) as stream:  # ordered: from the reloaded sequence
             node.wait_for_height(chain_height + 6)
-        check(stream.accepted > 0 and not stream.errors,
-              f"txs after the restart: {stream.accepted} accepted, errors {stream.errors}")
+        check(stream.accepted > 0 and not stream.errors and not stream.rejected,
+              f"txs after the restart: {stream.accepted} accepted, rejected "
+              f"{stream.rejected[:3]}, errors {stream.errors}")
         node.check_app_hash()
         blocks = {h: node.block(h) for h in range(2, node.height() + 1)}
         headers = {h - 1: b["header"]["app_hash"] for h, b in blocks.items()}
@@ -285,13 +388,15 @@ def test_query_errors_over_rpc():
     earliest kept height), and proofs that verify at the latest - 3 and at the oldest kept
     height."""
     keep_recent = 5
-    with harness.Node("store-queries") as node:
+    with harness.Node("store-queries", accounts=TxStream.SENDERS) as node:
         node.configure_kairosd({"store.keep_recent": str(keep_recent), "store.prune_interval": "1"})
         node.start()
-        with TxStream(node, "prune") as stream:  # writes, so pruning has stale pages to delete
+        node.wait_for_height(2)
+        with TxStream(node, "prune", SEED) as stream:  # writes: pruning has stale pages to delete
             node.wait_for_height(12)
-        check(stream.accepted > 0 and not stream.errors,
-              f"txs: {stream.accepted} accepted, errors {stream.errors}")
+        check(stream.accepted > 0 and not stream.errors and not stream.rejected,
+              f"txs: {stream.accepted} accepted, rejected {stream.rejected[:3]}, errors "
+              f"{stream.errors}")
         key = b"meta/initial_height"
 
         q = node.abci_query(store_path(key), height=10**9, prove=True)
@@ -317,8 +422,9 @@ def test_query_errors_over_rpc():
         log(f"height 2 is pruned; the earliest kept is {earliest} at latest {low}..{high}")
 
         # Proofs at the latest - 3 and at the oldest kept height (latest - 4), for a genesis key
-        # and a key the txs kept rewriting. A retry only when the chain moved past the window.
-        keys = (key, b"kv/prune-0")
+        # and a key the txs kept rewriting (a sender's balance). A retry only when the chain
+        # moved past the window.
+        keys = (key, balance_key(node.address("streamer-u")))
 
         def proofs_at(offset):
             latest = int(node.abci_info()["last_block_height"])
@@ -352,7 +458,7 @@ def test_idle_chain_makes_no_empty_blocks():
     false the chain idles until a tx arrives (CometBFT makes a block without txs only to commit a
     changed app hash). A tx then makes its block plus one proof block, and the chain idles again.
     The waits only give a busy chain time to show itself; nothing is timed."""
-    with harness.Node("idle") as node:
+    with harness.Node("idle", accounts={"alice": harness.GENESIS_COINS, "bob": None}) as node:
         harness.set_toml_keys(os.path.join(node.cmt_home, "config", "config.toml"),
                               {"consensus.create_empty_blocks": "false"})
         node.start()
@@ -362,8 +468,7 @@ def test_idle_chain_makes_no_empty_blocks():
         check(idle <= 2, f"an idle chain made {idle} blocks")
         time.sleep(2)
         check(node.height() == idle, f"an idle chain went on from {idle} to {node.height()}")
-        res = node.broadcast_tx_commit(b"idle=" + os.urandom(8).hex().encode())
-        tx_height = int(res["height"])
+        tx_height = int(node.send("alice", "bob", "5stake")["height"])
         node.wait_for_height(tx_height + 1)  # the block committing the tx's app hash
         time.sleep(3)
         after = node.height()
@@ -376,5 +481,6 @@ def test_idle_chain_makes_no_empty_blocks():
 
 
 if __name__ == "__main__":
-    harness.main(test_app_hash_is_store_root_and_proofs_verify, test_idle_chain_makes_no_empty_blocks, test_crash_restart_same_app_hashes,
+    harness.main(test_app_hash_is_store_root_and_proofs_verify,
+                 test_idle_chain_makes_no_empty_blocks, test_crash_restart_same_app_hashes,
                  test_query_errors_over_rpc)

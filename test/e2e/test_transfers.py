@@ -16,8 +16,7 @@ import harness
 from harness import CODE_INVALID_REQUEST, CODE_WRONG_SEQUENCE, FEES, check, log
 
 FEE = int(FEES.removesuffix("stake"))
-# The SDK's fee collector module account: the first 20 bytes of SHA-256("fee_collector").
-FEE_COLLECTOR = cosmos_tx.bech32_encode("kairos", hashlib.sha256(b"fee_collector").digest()[:20])
+FEE_COLLECTOR = harness.FEE_COLLECTOR
 
 
 class Ledger:
