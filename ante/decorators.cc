@@ -254,7 +254,7 @@ TxStatus SetPubKeyDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
                                                  std::to_string(i));
     }
     auto acc = ak_.GetAccount(*ctx.store, tx.signers[i]);
-    if (!acc.ok()) return TxStatus::StoreFailure(acc.status());
+    if (!acc.ok()) return TxStatus::FromStore(acc.status());
     if (!*acc) {
       return TxStatus::Error(kUnknownAddress,
                              "account " + Bech32(tx.signers[i]) + " does not exist");
@@ -262,7 +262,7 @@ TxStatus SetPubKeyDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
     if (!(*acc)->pub_key) {
       Account updated = **acc;
       updated.pub_key = *pk;
-      if (Status s = ak_.SetAccount(*ctx.store, updated); !s.ok()) return TxStatus::StoreFailure(s);
+      if (Status s = ak_.SetAccount(*ctx.store, updated); !s.ok()) return TxStatus::FromStore(s);
     }
   }
   for (std::size_t i = 0; i < tx.signers.size() && i < tx.signer_infos.size(); ++i) {
@@ -297,7 +297,7 @@ TxStatus SigGasConsumeDecorator::Handle(Context& ctx, const Tx& tx, const Next& 
   const AuthParams& p = ak_.params();
   for (std::size_t i = 0; i < tx.signers.size(); ++i) {
     auto acc = ak_.GetAccount(*ctx.store, tx.signers[i]);
-    if (!acc.ok()) return TxStatus::StoreFailure(acc.status());
+    if (!acc.ok()) return TxStatus::FromStore(acc.status());
     std::optional<PubKey> key = SignerKey(tx, i, *acc);
     if (!key) {
       if (ctx.mode != ExecMode::kSimulate) {
@@ -342,7 +342,7 @@ TxStatus SigVerificationDecorator::CheckUnordered(Context& ctx, const Tx& tx) co
   if (ctx.mode == ExecMode::kSimulate) return TxStatus::OK();
   for (const std::string& signer : tx.signers) {
     auto added = ak_.TryAddUnorderedNonce(*ctx.store, signer, timeout);
-    if (!added.ok()) return TxStatus::StoreFailure(added.status());
+    if (!added.ok()) return TxStatus::FromStore(added.status());
     if (!*added) {
       return TxStatus::Error(kInvalidRequest, "failed to add unordered nonce: sender " +
                                                   Bech32(signer) + " has already used timeout " +
@@ -372,7 +372,7 @@ TxStatus SigVerificationDecorator::Handle(Context& ctx, const Tx& tx, const Next
       return TxStatus::Error(kInvalidRequest, "sequence is not allowed for unordered transactions");
     }
     auto acc = ak_.GetAccount(*ctx.store, tx.signers[i]);
-    if (!acc.ok()) return TxStatus::StoreFailure(acc.status());
+    if (!acc.ok()) return TxStatus::FromStore(acc.status());
     if (!*acc) {
       return TxStatus::Error(kUnknownAddress,
                              "account " + Bech32(tx.signers[i]) + " does not exist");
@@ -411,13 +411,13 @@ TxStatus IncrementSequenceDecorator::Handle(Context& ctx, const Tx& tx, const Ne
   }
   for (const std::string& signer : tx.signers) {
     auto acc = ak_.GetAccount(*ctx.store, signer);
-    if (!acc.ok()) return TxStatus::StoreFailure(acc.status());
+    if (!acc.ok()) return TxStatus::FromStore(acc.status());
     if (!*acc) {
       return TxStatus::Error(kUnknownAddress, "account " + Bech32(signer) + " does not exist");
     }
     Account updated = **acc;
     ++updated.sequence;
-    if (Status s = ak_.SetAccount(*ctx.store, updated); !s.ok()) return TxStatus::StoreFailure(s);
+    if (Status s = ak_.SetAccount(*ctx.store, updated); !s.ok()) return TxStatus::FromStore(s);
   }
   return next(ctx, tx);
 }

@@ -41,7 +41,8 @@ TxStatus TxStatus::Error(std::uint32_t code, std::string_view msg) {
   return s;
 }
 
-TxStatus TxStatus::StoreFailure(const Status& s) {
+TxStatus TxStatus::FromStore(const Status& s) {
+  if (s.code() == Status::Code::kInvalidArgument) return Error(kInvalidRequest, s.message());
   TxStatus t = Error(kLogic, "store failure: " + s.ToString());
   t.store_failure_ = true;
   return t;

@@ -48,8 +48,10 @@ class [[nodiscard]] TxStatus {
   static TxStatus OK() { return {}; }
   // log = "<msg>: <description of code>", as the SDK's wrapped errors print.
   static TxStatus Error(std::uint32_t code, std::string_view msg);
-  // The store failed (I/O error, corruption): not the tx's fault. The node must stop.
-  static TxStatus StoreFailure(const Status& s);
+  // A store error during a tx. InvalidArgument (a key or value over the chain's size limits)
+  // is the tx's fault: code 18. Anything else (I/O error, corruption) is not: the status is a
+  // store failure, and the node must stop.
+  static TxStatus FromStore(const Status& s);
   bool store_failure() const { return store_failure_; }
 
   bool ok() const { return code_ == kOk; }

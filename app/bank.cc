@@ -93,14 +93,14 @@ TxStatus BankKeeper::Mint(store::KvStore& kv, std::string_view address,
   try {
     for (const ante::Coin& c : coins.coins()) {
       auto balance = GetBalance(kv, address, c.denom);
-      if (!balance.ok()) return TxStatus::StoreFailure(balance.status());
+      if (!balance.ok()) return TxStatus::FromStore(balance.status());
       auto supply = GetSupply(kv, c.denom);
-      if (!supply.ok()) return TxStatus::StoreFailure(supply.status());
+      if (!supply.ok()) return TxStatus::FromStore(supply.status());
       if (Status s = SetBalance(kv, address, {c.denom, *balance + c.amount}); !s.ok()) {
-        return TxStatus::StoreFailure(s);
+        return TxStatus::FromStore(s);
       }
       if (Status s = kv.Set(SupplyKey(c.denom), ante::ToString(*supply + c.amount)); !s.ok()) {
-        return TxStatus::StoreFailure(s);
+        return TxStatus::FromStore(s);
       }
     }
   } catch (const std::overflow_error&) {
@@ -115,7 +115,7 @@ TxStatus BankKeeper::Move(store::KvStore& kv, std::string_view from, std::string
   try {
     for (const ante::Coin& c : amount.coins()) {
       auto have = GetBalance(kv, from, c.denom);
-      if (!have.ok()) return TxStatus::StoreFailure(have.status());
+      if (!have.ok()) return TxStatus::FromStore(have.status());
       if (*have < c.amount) {
         return TxStatus::Error(ante::kInsufficientFunds,
                                std::string(what) + "spendable balance " + ante::ToString(*have) +
@@ -123,12 +123,12 @@ TxStatus BankKeeper::Move(store::KvStore& kv, std::string_view from, std::string
                                    c.denom);
       }
       if (Status s = SetBalance(kv, from, {c.denom, *have - c.amount}); !s.ok()) {
-        return TxStatus::StoreFailure(s);
+        return TxStatus::FromStore(s);
       }
       auto to_have = GetBalance(kv, to, c.denom);
-      if (!to_have.ok()) return TxStatus::StoreFailure(to_have.status());
+      if (!to_have.ok()) return TxStatus::FromStore(to_have.status());
       if (Status s = SetBalance(kv, to, {c.denom, *to_have + c.amount}); !s.ok()) {
-        return TxStatus::StoreFailure(s);
+        return TxStatus::FromStore(s);
       }
     }
   } catch (const std::overflow_error&) {
@@ -140,7 +140,7 @@ TxStatus BankKeeper::Move(store::KvStore& kv, std::string_view from, std::string
 TxStatus BankKeeper::DeductFee(store::KvStore& kv, std::string_view payer,
                                const ante::Coins& fee) const {
   auto acc = auth_.GetAccount(kv, payer);
-  if (!acc.ok()) return TxStatus::StoreFailure(acc.status());
+  if (!acc.ok()) return TxStatus::FromStore(acc.status());
   if (!*acc) {
     return TxStatus::Error(ante::kUnknownAddress, "fee payer address: " +
                                                       crypto::EncodeAccountAddress(payer) +
@@ -156,10 +156,10 @@ TxStatus BankKeeper::Send(ante::Context& ctx, std::string_view from, std::string
   TxStatus s = Move(kv, from, to, amount, "");
   if (!s.ok()) return s;
   auto acc = auth_.GetAccount(kv, to);
-  if (!acc.ok()) return TxStatus::StoreFailure(acc.status());
+  if (!acc.ok()) return TxStatus::FromStore(acc.status());
   if (!*acc) {
     auto created = auth_.NewAccount(kv, to);
-    if (!created.ok()) return TxStatus::StoreFailure(created.status());
+    if (!created.ok()) return TxStatus::FromStore(created.status());
   }
   const std::string sender = crypto::EncodeAccountAddress(from);
   const std::string recipient = crypto::EncodeAccountAddress(to);

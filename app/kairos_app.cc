@@ -213,7 +213,8 @@ void KairosApp::AttachProof(std::int64_t at, const std::string& key,
     res->set_log(res->log() + (res->log().empty() ? "" : "; ") + "no proof: " + s.message());
     return;
   }
-  for (const auto& op : ToProofOps(key, proof).ops()) *res->mutable_proof_ops()->add_ops() = op;
+  const auto ops = ToProofOps(key, proof);  // named: a temporary would die before the loop
+  for (const auto& op : ops.ops()) *res->mutable_proof_ops()->add_ops() = op;
 }
 
 pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) {
@@ -564,7 +565,9 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
     }
   }
   genesis_ = state.changes();
+  // CheckTx sees the genesis accounts before block 1 commits them.
   check_state_ = std::make_unique<store::Branch>(*store_, limits_);
+  check_state_->Apply(genesis_);
   // The genesis root, computed now and committed with the first block.
   auto root = store_->Stage(initial_height_, genesis_);
   if (!root.ok()) throw std::runtime_error("staging the genesis state: " + root.status().ToString());
