@@ -232,6 +232,9 @@ TxStatus DeductFeeDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
     }
   }
   ctx.priority = priority;
+  if (tx.FeePayer().empty()) {  // only reachable on recheck, which skips ValidateBasic
+    return TxStatus::Error(kInvalidRequest, "the tx has no signer to pay its fee");
+  }
   if (!tx.fee.empty()) {
     TxStatus s = bank_.DeductFee(*ctx.store, tx.FeePayer(), tx.fee);
     if (!s.ok()) return s;

@@ -66,8 +66,13 @@ struct Tx {
   // GetSigners(): the unique message signers in message order, then the fee payer if set and
   // not already one of them. Raw address bytes.
   std::vector<std::string> signers;
-  // The account that pays the fee: fee_payer if set, else signers[0].
-  const std::string& FeePayer() const { return fee_payer.empty() ? signers.front() : fee_payer; }
+  // The account that pays the fee: fee_payer if set, else signers[0] ("" for a tx with no
+  // signer at all, which ValidateBasic refuses).
+  const std::string& FeePayer() const {
+    static const std::string kNone;
+    if (!fee_payer.empty()) return fee_payer;
+    return signers.empty() ? kNone : signers.front();
+  }
 };
 
 }  // namespace kairos::ante
