@@ -35,6 +35,9 @@ using Msg = std::variant<MsgSend>;
 struct SignerInfo {
   std::optional<PubKey> public_key;  // may be absent once the account has a key in state
   std::uint64_t sequence = 0;
+  // ModeInfo.single.mode is SIGN_MODE_DIRECT (else SIGN_MODE_UNSPECIFIED, which only a
+  // simulation accepts).
+  bool sign_mode_direct = true;
 };
 
 struct Tx {

@@ -312,7 +312,7 @@ class Decoder {
   bool DecodeTimestamp(std::string_view data, const Path& path, std::int64_t* unix_nanos);
   bool DecodeAuthInfo(std::string_view data, const Path& path, ante::Tx& tx);
   bool DecodeSignerInfo(std::string_view data, const Path& path, ante::SignerInfo& info);
-  bool DecodeModeInfo(std::string_view data, const Path& path);
+  bool DecodeModeInfo(std::string_view data, const Path& path, ante::SignerInfo& info);
   bool DecodePubKey(std::string_view data, const Path& path, ante::PubKey& key);
   bool DecodeFee(std::string_view data, const Path& path, ante::Tx& tx);
   bool DecodeAddress(std::string_view bech32, const Path& path, std::string_view what,
@@ -644,7 +644,7 @@ bool Decoder::DecodeSignerInfo(std::string_view data, const Path& path, ante::Si
       }
       case 2:
         has_mode_info = true;
-        return DecodeModeInfo(b, Path{&path, "mode_info"});
+        return DecodeModeInfo(b, Path{&path, "mode_info"}, info);
       case 3: info.sequence = v; return true;
     }
     return true;
@@ -656,7 +656,7 @@ bool Decoder::DecodeSignerInfo(std::string_view data, const Path& path, ante::Si
   return true;
 }
 
-bool Decoder::DecodeModeInfo(std::string_view data, const Path& path) {
+bool Decoder::DecodeModeInfo(std::string_view data, const Path& path, ante::SignerInfo& info) {
   bool seen = false;
   return Walk(data, kModeInfo, path, [&](const FieldSpec& f, std::uint64_t, std::string_view b) {
     if (seen) {
@@ -674,7 +674,10 @@ bool Decoder::DecodeModeInfo(std::string_view data, const Path& path) {
       return true;
     });
     if (!ok) return false;
-    if (mode != kSignModeDirect) {
+    // SIGN_MODE_UNSPECIFIED decodes (CosmJS simulates with it, as the SDK allows); only
+    // SigVerification needs DIRECT, and simulate mode skips it.
+    info.sign_mode_direct = mode == kSignModeDirect;
+    if (mode != kSignModeDirect && mode != 0) {
       std::string_view name = SignModeName(mode);
       return Fail(ante::kNotSupported,
                   single.Render() + ": sign mode " +

@@ -275,6 +275,16 @@ TEST_CASE("SigVerification: sequence (32), signature (4), recheck skips the sign
                                         "number (0) and chain-id (kairos-test)"));
   h.ctx.mode = ante::ExecMode::kReCheck;
   CHECK(h.Run(std::make_unique<ante::SigVerificationDecorator>(h.auth, nullptr), bad).ok());
+  // SIGN_MODE_UNSPECIFIED: fine for a simulation (CosmJS simulates with it), refused otherwise.
+  ante::Tx unspecified = DecodedSend();
+  unspecified.signer_infos[0].sign_mode_direct = false;
+  h.ctx.mode = ante::ExecMode::kSimulate;
+  CHECK(h.Run(std::make_unique<ante::SigVerificationDecorator>(h.auth, nullptr), unspecified)
+            .ok());
+  h.ctx.mode = ante::ExecMode::kCheck;
+  s = h.Run(std::make_unique<ante::SigVerificationDecorator>(h.auth, nullptr), unspecified);
+  CHECK(s.code() == 37);
+  CHECK_THAT(s.log(), Catch::Contains("SIGN_MODE_UNSPECIFIED is not supported"));
 }
 
 TEST_CASE("a high-S signature is refused even though (r, n - s) is mathematically valid",

@@ -499,8 +499,6 @@ TEST_CASE("messages, public keys and sign modes that Kairos does not know", "[tx
       {"negative sign mode",
        WithSignerInfo(L(1, SecpPubKeyAny()) + L(2, L(1, F(1, static_cast<std::uint64_t>(-1))))), 37,
        "sign mode -1 is not supported"},
-      {"empty Single (UNSPECIFIED)", WithSignerInfo(L(1, SecpPubKeyAny()) + L(2, L(1, ""))), 37,
-       "sign mode SIGN_MODE_UNSPECIFIED is not supported"},
       {"multisig", WithSignerInfo(L(1, SecpPubKeyAny()) + L(2, L(2, ""))), 37,
        "tx.auth_info.signer_infos[0].mode_info: multisig signers are not supported"},
       {"single and multi", WithSignerInfo(L(1, SecpPubKeyAny()) + L(2, ModeDirect() + L(2, ""))), 2,
@@ -512,6 +510,12 @@ TEST_CASE("messages, public keys and sign modes that Kairos does not know", "[tx
       {"tip", WithAuth(DefaultAuth() + L(3, L(2, Addr(kFrom)))), 2,
        "tx.auth_info: AuthInfo.tip (#3): tips are not supported"},
   });
+  // SIGN_MODE_UNSPECIFIED (an empty Single) decodes, as CosmJS simulates with it; the ante
+  // refuses it wherever a signature is verified.
+  Tx unspecified = Accept(WithSignerInfo(L(1, SecpPubKeyAny()) + L(2, L(1, ""))));
+  CHECK_FALSE(unspecified.signer_infos[0].sign_mode_direct);
+  CHECK(Accept(WithSignerInfo(L(1, SecpPubKeyAny()) + L(2, ModeDirect()))).signer_infos[0]
+            .sign_mode_direct);
   // A signer without a public key (an account with a key in state) is fine.
   Tx tx = Accept(WithSignerInfo(L(2, ModeDirect()) + F(3, 2)));
   CHECK_FALSE(tx.signer_infos[0].public_key.has_value());
