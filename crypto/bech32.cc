@@ -1,5 +1,7 @@
 #include "crypto/bech32.h"
 
+#include <array>
+
 #include <cstdio>
 
 namespace kairos::crypto {
@@ -32,12 +34,16 @@ std::uint32_t PolymodHrp(std::string_view hrp) {
   return chk;
 }
 
-int CharsetIndex(char c) {
-  for (int i = 0; i < 32; ++i) {
-    if (kCharset[i] == c) return i;
-  }
-  return -1;
-}
+// The inverse of kCharset: a character's 5-bit value, or -1. A table, not a scan: every
+// address in every tx is decoded.
+constexpr std::array<std::int8_t, 256> kCharsetRev = [] {
+  std::array<std::int8_t, 256> rev{};
+  rev.fill(-1);
+  for (int i = 0; i < 32; ++i) rev[static_cast<unsigned char>(kCharset[i])] = static_cast<std::int8_t>(i);
+  return rev;
+}();
+
+int CharsetIndex(char c) { return kCharsetRev[static_cast<unsigned char>(c)]; }
 
 std::string Describe(char c) {
   const auto u = static_cast<unsigned char>(c);
