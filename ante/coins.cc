@@ -2,6 +2,8 @@
 // Pure functions and value types; thread-compatible.
 #include "ante/coins.h"
 
+#include "ante/errors.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
@@ -21,22 +23,6 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-// Denoms of printable ASCII are quoted as they are; anything else is shown escaped, so a log
-// line never carries raw control bytes from a tx.
-std::string Printable(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 }  // namespace
 

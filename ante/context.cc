@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cctype>
 #include <cstdio>
+#include <limits>
 
 namespace kairos::ante {
 
@@ -59,6 +60,52 @@ std::string FormatDuration(std::int64_t nanos) {
   }
   out += "s";
   return out;
+}
+
+Result<std::int64_t> ParseDuration(std::string_view text) {
+  const auto bad = [&](std::string_view why) {
+    return Status::InvalidArgument("bad duration \"" + std::string(text) + "\": " +
+                                   std::string(why) + " (e.g. 60s, 10m, 1m30s, 1.5s)");
+  };
+  if (text.empty()) return bad("empty");
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  std::int64_t total = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    // digits [ "." digits ] unit, in integer nanoseconds (no floating point).
+    std::uint64_t whole = 0, frac = 0, frac_scale = 1;
+    const std::size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      if (whole > 1'000'000'000) return bad("out of range");
+      whole = whole * 10 + static_cast<std::uint64_t>(text[i++] - '0');
+    }
+    if (i < text.size() && text[i] == '.') {
+      ++i;
+      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+        if (frac_scale < 1'000'000'000) {
+          frac = frac * 10 + static_cast<std::uint64_t>(text[i] - '0');
+          frac_scale *= 10;
+        }
+        ++i;
+      }
+    }
+    if (i == start) return bad("a number must come before each unit");
+    const std::size_t unit_start = i;
+    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
+    const std::string_view unit = text.substr(unit_start, i - unit_start);
+    std::uint64_t scale = 0;
+    if (unit == "h") scale = 3'600'000'000'000;
+    else if (unit == "m") scale = 60'000'000'000;
+    else if (unit == "s") scale = 1'000'000'000;
+    else if (unit == "ms") scale = 1'000'000;
+    else return bad("unit \"" + std::string(unit) + "\" (use h, m, s, ms)");
+    const unsigned __int128 part = static_cast<unsigned __int128>(whole) * scale +
+                                   static_cast<unsigned __int128>(frac) * scale / frac_scale;
+    if (part > static_cast<unsigned __int128>(kMax - total)) return bad("out of range");
+    total += static_cast<std::int64_t>(part);
+  }
+  if (total <= 0) return bad("must be positive");
+  return total;
 }
 
 Result<std::vector<GasPrice>> ParseGasPrices(std::string_view text) {

@@ -39,6 +39,9 @@ Result<std::vector<GasPrice>> ParseGasPrices(std::string_view text);
 std::string FormatUnixNanos(std::int64_t unix_nanos);
 // A duration as Go prints it: "10m0s", "1h0m0s", "1.5s".
 std::string FormatDuration(std::int64_t nanos);
+// The inverse for positive durations: "60s", "10m", "1m30s", "1.5s", "500ms" -> nanoseconds
+// (units h, m, s, ms). InvalidArgument saying what is wrong.
+Result<std::int64_t> ParseDuration(std::string_view text);
 
 struct BlockInfo {
   std::string chain_id;

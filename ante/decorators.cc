@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ante/sign_doc.h"
+#include "crypto/base64.h"
 #include "crypto/bech32.h"
 #include "crypto/hash.h"
 #include "crypto/keys.h"
@@ -14,26 +15,6 @@ namespace {
 
 std::string Bech32(std::string_view address) { return crypto::EncodeAccountAddress(address); }
 
-std::string Base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const std::uint32_t n = (std::uint8_t(bytes[i]) << 16) | (std::uint8_t(bytes[i + 1]) << 8) |
-                            std::uint8_t(bytes[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out.push_back(kAlphabet[(n >> s) & 63]);
-  }
-  if (i < bytes.size()) {
-    std::uint32_t n = std::uint8_t(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) n |= std::uint8_t(bytes[i + 1]) << 8;
-    out.push_back(kAlphabet[(n >> 18) & 63]);
-    out.push_back(kAlphabet[(n >> 12) & 63]);
-    out.push_back(i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
 
 
 // The public key that signs for signer `i`: the one in the tx, else the account's.
@@ -281,7 +262,7 @@ TxStatus SetPubKeyDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
     }
   }
   for (const std::string& sig : tx.signatures) {
-    ctx.Emit("tx", {{"signature", Base64(sig)}});
+    ctx.Emit("tx", {{"signature", crypto::Base64Encode(sig)}});
   }
   if (ctx.gas.exhausted()) return TxStatus::OK();
   return next(ctx, tx);

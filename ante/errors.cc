@@ -31,6 +31,23 @@ std::string_view SdkDescription(std::uint32_t code) {
   }
 }
 
+std::string Printable(std::string_view text, std::size_t max) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < max; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (text.size() > max) out += "...";
+  return out;
+}
+
 TxStatus TxStatus::Error(std::uint32_t code, std::string_view msg) {
   TxStatus s;
   s.code_ = code;

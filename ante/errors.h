@@ -42,6 +42,10 @@ enum SdkCode : std::uint32_t {
 // The registered description of a code ("insufficient funds", ...).
 std::string_view SdkDescription(std::uint32_t code);
 
+// Text from a tx or a request, safe for a log line: printable ASCII kept, every other byte
+// shown as \xhh, cut after `max` bytes with "...".
+std::string Printable(std::string_view text, std::size_t max = std::string_view::npos);
+
 class [[nodiscard]] TxStatus {
  public:
   TxStatus() = default;  // OK

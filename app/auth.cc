@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/big_endian.h"
 #include "app/proto_util.h"
 #include "app/tx_codec.h"
 #include "cosmos/auth/v1beta1/auth.pb.h"
@@ -16,17 +17,6 @@ namespace {
 constexpr std::string_view kAccountPrefix = "auth/acc/";
 constexpr std::string_view kNextAccountNumberKey = "auth/next_account_number";
 
-std::string BigEndian64(std::uint64_t v) {
-  std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(v >> (56 - 8 * i));
-  return out;
-}
-
-std::uint64_t ReadBigEndian64(std::string_view in) {
-  std::uint64_t v = 0;
-  for (unsigned char c : in.substr(0, 8)) v = (v << 8) | c;
-  return v;
-}
 
 }  // namespace
 
@@ -38,7 +28,7 @@ std::string AuthKeeper::AccountKey(std::string_view address) {
 
 std::string AuthKeeper::UnorderedNonceKey(std::int64_t timeout, std::string_view signer) {
   std::string key(kUnorderedPrefix);
-  key += BigEndian64(static_cast<std::uint64_t>(timeout) ^ (std::uint64_t{1} << 63));
+  key += EncodeBigEndian64(static_cast<std::uint64_t>(timeout) ^ (std::uint64_t{1} << 63));
   key += signer;
   return key;
 }
@@ -171,12 +161,13 @@ Result<ante::Account> AuthKeeper::NewAccount(store::KvStore& kv, std::string_vie
   std::uint64_t next = 0;
   Status s = kv.Get(kNextAccountNumberKey, &value);
   if (s.ok()) {
-    if (value.size() != 8) return Status::Corruption("auth/next_account_number is malformed");
-    next = ReadBigEndian64(value);
+    if (!DecodeBigEndian64(value, &next)) {
+      return Status::Corruption("auth/next_account_number is malformed");
+    }
   } else if (!s.IsNotFound()) {
     return s;
   }
-  if (Status w = kv.Set(kNextAccountNumberKey, BigEndian64(next + 1)); !w.ok()) return w;
+  if (Status w = kv.Set(kNextAccountNumberKey, EncodeBigEndian64(next + 1)); !w.ok()) return w;
   ante::Account a;
   a.address = std::string(address);
   a.account_number = next;
@@ -207,8 +198,7 @@ Result<bool> AuthKeeper::TryAddUnorderedNonce(store::KvStore& kv, std::string_vi
 Result<std::size_t> AuthKeeper::RemoveExpiredUnorderedNonces(store::KvStore& kv,
                                                              std::int64_t block_time) const {
   // Every key whose 8-byte timeout is <= block_time: [prefix, PrefixEnd(prefix || BE(t))).
-  std::string bound(kUnorderedPrefix);
-  bound += BigEndian64(static_cast<std::uint64_t>(block_time) ^ (std::uint64_t{1} << 63));
+  const std::string bound = UnorderedNonceKey(block_time, /*signer=*/"");
   std::vector<std::string> expired;
   {
     auto it = kv.Iterate(kUnorderedPrefix, store::PrefixEnd(bound));

@@ -177,8 +177,7 @@ TxStatus ValidateMsgSend(const ante::MsgSend& msg) {
   }
   if (msg.to.empty()) return TxStatus::Error(ante::kInvalidAddress, "invalid to address");
   if (msg.amount.empty()) {
-    return TxStatus::Error(ante::kInvalidCoins, "send amount must be positive: " +
-                                                    std::string("empty"));
+    return TxStatus::Error(ante::kInvalidCoins, "send amount must be positive: empty");
   }
   return TxStatus::OK();
 }

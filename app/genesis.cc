@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ante/context.h"
 #include "crypto/bech32.h"
 
 namespace kairos::app {
@@ -42,32 +43,11 @@ Result<std::uint64_t> ReadUint(const json& v, const std::string& path) {
   return out;
 }
 
-// "600s", "10m", "1h", "1h30m", "1.5s" -> nanoseconds (positive).
 Result<std::int64_t> ReadDuration(const json& v, const std::string& path) {
   if (!v.is_string()) return Bad(path, "must be a duration string such as \"600s\" or \"10m\"");
-  const std::string text = v.get<std::string>();
-  long double total = 0;
-  std::size_t i = 0;
-  if (text.empty()) return Bad(path, "empty duration");
-  while (i < text.size()) {
-    std::size_t j = i;
-    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.')) ++j;
-    if (j == i) return Bad(path, "bad duration \"" + text + "\"");
-    const long double number = std::stold(text.substr(i, j - i));
-    std::size_t k = j;
-    while (k < text.size() && std::isalpha(static_cast<unsigned char>(text[k]))) ++k;
-    const std::string unit = text.substr(j, k - j);
-    long double scale = 0;
-    if (unit == "h") scale = 3600e9L;
-    else if (unit == "m") scale = 60e9L;
-    else if (unit == "s") scale = 1e9L;
-    else if (unit == "ms") scale = 1e6L;
-    else return Bad(path, "bad duration unit \"" + unit + "\" in \"" + text + "\" (use h, m, s, ms)");
-    total += number * scale;
-    i = k;
-  }
-  if (total <= 0 || total > 9.2e18L) return Bad(path, "duration out of range: \"" + text + "\"");
-  return static_cast<std::int64_t>(total);
+  auto d = ante::ParseDuration(v.get<std::string>());
+  if (!d.ok()) return Bad(path, d.status().message());
+  return *d;
 }
 
 Result<std::string> ReadAddress(const json& v, const std::string& path) {

@@ -5,7 +5,9 @@
 
 #include <thread>
 
+#include "ante/errors.h"
 #include "ante/sign_doc.h"
+#include "app/big_endian.h"
 #include "app/genesis.h"
 #include "app/hex.h"
 #include "app/proto_util.h"
@@ -31,35 +33,17 @@ constexpr char kKeyMaxKeyBytes[] = "meta/max_key_bytes";
 constexpr char kKeyMaxValueBytes[] = "meta/max_value_bytes";
 constexpr char kKeyMaxBlockGas[] = "meta/max_block_gas";
 
-std::string EncodeInt64(std::int64_t v) {
-  std::string out(8, '\0');
-  const auto u = static_cast<std::uint64_t>(v);
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(u >> (56 - 8 * i));
-  return out;
-}
+std::string EncodeInt64(std::int64_t v) { return EncodeBigEndian64(static_cast<std::uint64_t>(v)); }
 
 bool DecodeInt64(const std::string& in, std::int64_t* v) {
-  if (in.size() != 8) return false;
   std::uint64_t u = 0;
-  for (unsigned char c : in) u = (u << 8) | c;
+  if (!DecodeBigEndian64(in, &u)) return false;
   *v = static_cast<std::int64_t>(u);
   return true;
 }
 
 // A byte string as printable text for logs and responses (proto3 strings must be UTF-8).
-std::string Printable(const std::string& bytes, std::size_t max = 128) {
-  std::string out;
-  for (std::size_t i = 0; i < bytes.size() && i < max; ++i) {
-    const unsigned char c = bytes[i];
-    if (c >= 0x20 && c < 0x7f) {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out += "\\x" + HexEncode(std::string_view(bytes).substr(i, 1));
-    }
-  }
-  if (bytes.size() > max) out += "...";
-  return out;
-}
+std::string Printable(const std::string& bytes) { return ante::Printable(bytes, 128); }
 
 // Size of `tx` as an element of a repeated bytes field: what CometBFT counts against
 // max_tx_bytes (types.ComputeProtoSizeForTxs).
@@ -304,10 +288,6 @@ class VersionReader final : public store::KvReader {
   std::int64_t version_;
 };
 
-template <class M>
-bool ParseRequest(const std::string& data, M* m) {
-  return m->ParseFromString(data);
-}
 
 }  // namespace
 
@@ -336,7 +316,7 @@ pb::ResponseQuery KairosApp::QueryModule(const std::string& path,
   if (path == "/cosmos.auth.v1beta1.Query/Account") {
     cosmos::auth::v1beta1::QueryAccountRequest q;
     std::string address;
-    if (!ParseRequest(req.data(), &q)) return bad_request("data is not a QueryAccountRequest");
+    if (!q.ParseFromString(req.data())) return bad_request("data is not a QueryAccountRequest");
     if (!decode_address(q.address(), &address)) {
       return bad_request("invalid address \"" + Printable(q.address()) + "\"");
     }
@@ -365,7 +345,7 @@ pb::ResponseQuery KairosApp::QueryModule(const std::string& path,
   if (path == "/cosmos.bank.v1beta1.Query/Balance") {
     cosmos::bank::v1beta1::QueryBalanceRequest q;
     std::string address;
-    if (!ParseRequest(req.data(), &q)) return bad_request("data is not a QueryBalanceRequest");
+    if (!q.ParseFromString(req.data())) return bad_request("data is not a QueryBalanceRequest");
     if (!decode_address(q.address(), &address)) {
       return bad_request("invalid address \"" + Printable(q.address()) + "\"");
     }
@@ -387,7 +367,7 @@ pb::ResponseQuery KairosApp::QueryModule(const std::string& path,
   if (path == "/cosmos.bank.v1beta1.Query/AllBalances") {
     cosmos::bank::v1beta1::QueryAllBalancesRequest q;
     std::string address;
-    if (!ParseRequest(req.data(), &q)) {
+    if (!q.ParseFromString(req.data())) {
       return bad_request("data is not a QueryAllBalancesRequest");
     }
     if (!decode_address(q.address(), &address)) {
@@ -417,7 +397,7 @@ pb::ResponseQuery KairosApp::QueryModule(const std::string& path,
   if (path == "/kairos.auth.v1.Query/UnorderedNonce") {
     kairos::auth::v1::QueryUnorderedNonceRequest q;
     std::string address;
-    if (!ParseRequest(req.data(), &q)) {
+    if (!q.ParseFromString(req.data())) {
       return bad_request("data is not a QueryUnorderedNonceRequest");
     }
     if (!decode_address(q.signer(), &address)) {
@@ -689,8 +669,8 @@ void KairosApp::PreVerifySignatures(const std::vector<const ante::Tx*>& txs) con
       jobs.push_back({*key, std::move(sign_bytes), &tx->signatures[i]});
     }
   }
-  const std::size_t threads = std::min<std::size_t>(options_.signature_threads, jobs.size() / 64 + 1);
   if (jobs.empty()) return;
+  const std::size_t threads = std::min<std::size_t>(options_.signature_threads, jobs.size() / 64 + 1);
   const auto work = [&](std::size_t from, std::size_t step) {
     for (std::size_t j = from; j < jobs.size(); j += step) {
       (void)ante::VerifyTxSignature(jobs[j].key, jobs[j].sign_bytes, *jobs[j].signature,

@@ -156,23 +156,8 @@ struct Path {
   }
 };
 
-// Text from a tx, safe for a log line: printable ASCII kept, the rest escaped, long text cut.
-std::string Quote(std::string_view s, std::size_t max = 96) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < s.size() && i < max; ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  if (s.size() > max) out += "...";
-  return out;
-}
+// Text from a tx for a log line (ante::Printable), cut at 96 bytes.
+std::string Quote(std::string_view s) { return ante::Printable(s, 96); }
 
 // Strict UTF-8 as Go's utf8.Valid sees it: no overlong forms, no surrogates, <= U+10FFFF.
 bool ValidUtf8(std::string_view s) {

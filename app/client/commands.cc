@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ante/coins.h"
+#include "ante/context.h"
 #include "ante/tx.h"
 #include "app/client/chain_queries.h"
 #include "app/client/encoding.h"
@@ -89,36 +90,6 @@ Result<std::string> ResolveAddress(const Keyring& keyring, std::string_view text
                           keyring.path());
 }
 
-// "60s", "10m", "1m30s", "500ms", "2h" -> nanoseconds (> 0).
-Result<std::int64_t> ParseDuration(std::string_view text) {
-  const std::string original(text);
-  if (text.empty()) return Status::InvalidArgument("empty duration");
-  std::int64_t total = 0;
-  while (!text.empty()) {
-    std::uint64_t number = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (ec != std::errc() || end == text.data()) break;
-    text.remove_prefix(static_cast<std::size_t>(end - text.data()));
-    std::size_t unit_len = 0;
-    while (unit_len < text.size() && std::isalpha(static_cast<unsigned char>(text[unit_len]))) {
-      ++unit_len;
-    }
-    const std::string_view unit = text.substr(0, unit_len);
-    text.remove_prefix(unit_len);
-    std::int64_t scale = 0;
-    if (unit == "h") scale = 3'600'000'000'000;
-    else if (unit == "m") scale = 60'000'000'000;
-    else if (unit == "s") scale = 1'000'000'000;
-    else if (unit == "ms") scale = 1'000'000;
-    else return Status::InvalidArgument("bad duration '" + original + "' (units: h, m, s, ms)");
-    if (number > 1'000'000) return Status::InvalidArgument("duration '" + original + "' too long");
-    total += static_cast<std::int64_t>(number) * scale;
-  }
-  if (!text.empty() || total <= 0) {
-    return Status::InvalidArgument("bad duration '" + original + "' (e.g. 60s, 10m, 1m30s)");
-  }
-  return total;
-}
 
 Result<std::uint64_t> ParseUint(std::string_view text, std::string_view what) {
   std::uint64_t v = 0;
@@ -352,7 +323,7 @@ void RunSend(const std::string& home, const SendFlags& f) {
   if (!f.unordered && !f.timeout.empty()) {
     Fail(kExitUsage, "--timeout applies to --unordered txs only");
   }
-  if (f.unordered) timeout_nanos = Take(ParseDuration(f.timeout), kExitUsage, "--timeout: ");
+  if (f.unordered) timeout_nanos = Take(ante::ParseDuration(f.timeout), kExitUsage, "--timeout: ");
   if (f.unordered && !f.sequence.empty()) {
     Fail(kExitUsage, "--sequence does not apply to --unordered txs (their sequence is 0)");
   }

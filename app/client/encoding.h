@@ -7,13 +7,13 @@
 #include <string>
 #include <string_view>
 
+#include "crypto/base64.h"
+
 namespace kairos::client {
 
-// Standard alphabet, with '=' padding.
-std::string Base64Encode(std::string_view bytes);
-// Standard alphabet; padding required when the length is not a multiple of 4 would need it.
-// nullopt for any other character or a bad length. Empty input decodes to empty.
-std::optional<std::string> Base64Decode(std::string_view text);
+// Base64 lives in crypto/ (the ante pipeline's events use it too).
+using crypto::Base64Decode;
+using crypto::Base64Encode;
 
 // RFC 3986: every byte except ALPHA / DIGIT / "-" / "." / "_" / "~" becomes %XX.
 std::string PercentEncode(std::string_view text);
