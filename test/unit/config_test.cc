@@ -256,3 +256,11 @@ TEST_CASE("the [store] keys are read and checked", "[config]") {
   CHECK_THAT(ErrorOf("[store]\nkeep = 1\n"),
              Catch::Contains("unknown key 'store.keep'") && Catch::Contains("keep_recent"));
 }
+
+TEST_CASE("tx.min_gas_prices is parsed, and a bad one names the key and the entry", "[config]") {
+  CHECK(MustParse("[tx]\nmin_gas_prices = \"0.025stake\"\n").min_gas_prices == "0.025stake");
+  const std::string e = ErrorOf("[tx]\nmin_gas_prices = \"0.025\"\n");
+  CHECK_THAT(e, Catch::Contains("tx.min_gas_prices: invalid gas price \"0.025\": bad denom"));
+  CHECK_THAT(ErrorOf("[tx]\nmin_gas_prices = \"1.2.3stake\"\n"),
+             Catch::Contains("invalid gas price \"1.2.3stake\": bad amount"));
+}
