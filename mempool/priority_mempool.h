@@ -1,0 +1,196 @@
+// PriorityMempool: the app-side priority mempool (ADR-067 and what goes past it). It holds txs
+// the ante pipeline accepted and knows only their metadata (hash, size, sender, nonce or unordered
+// timeout, priority, gas), never ABCI or state.
+//
+// What it does:
+// - several txs per sender in nonce order; the ones contiguous from the sender's committed
+//   sequence (`base_nonce`) are ready, the rest are parked (not reaped) until the gap is filled;
+// - unordered (ADR-070) txs are independent entries, always ready;
+// - caps on count, bytes, one tx's size and txs per sender; when full, the lowest-priority tx of
+//   the eviction frontier (each sender's last ordered tx, every unordered tx) is evicted if it is
+//   strictly cheaper than the new one, so no nonce gap ever appears;
+// - replacement of (sender, nonce) with a priority bump; TTLs by height and by time;
+// - reaping in priority order (ties: earlier arrival) with each sender's txs in nonce order,
+//   from maintained indexes (no sort of the pool); counters of rejections and removals by reason.
+//
+// Costs (n txs resident, k visited, s = txs of one sender, s <= max_txs_per_sender):
+// Insert / Remove / one eviction O(log n + s); Reap O(k log k + log n) per visited chunk;
+// PurgeExpired O(expired * (log n + s)) and O(1) when nothing expired; RecheckOrder O(n).
+//
+// Thread-safety: internally synchronised by one mutex; every method may be called from any
+// thread. Reap does not hold the mutex while it calls `visit`: it computes the next chunk of
+// candidates (16, growing to 256) under the mutex, releases it, calls `visit` for each, and takes
+// the mutex again for the next chunk, resuming the walk of the ready index by key (priority,
+// arrival), not by a stored iterator. Inserts and removals therefore proceed during a reap (and
+// `visit` may itself call the pool). What a concurrent change means for a running reap: a
+// candidate removed meanwhile is not offered (and its sender's later txs are not offered either);
+// a tx that became ready behind the reap's position is not offered; a sender's offered ordered
+// txs are always in strictly increasing nonce order and no entry is offered twice. Entries are
+// immutable and shared (`EntryPtr`), so what a reap returns stays valid after it leaves the pool.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kairos::mempool {
+
+using Hash = std::array<std::uint8_t, 32>;  // sha256 of the tx bytes (computed by the app)
+
+struct TxInfo {  // filled by the app after the ante pipeline accepted the tx
+  std::string bytes;  // the raw tx
+  Hash hash{};
+  std::string sender;     // raw address bytes of the first signer (1..32 bytes)
+  bool unordered = false;  // ADR-070 unordered tx: independent entry, nonce = timeout
+  std::uint64_t nonce = 0;  // account sequence (ordered) or timeout UnixNano (unordered)
+  std::int64_t priority = 0;  // fee per gas, >= 0
+  std::uint64_t gas_wanted = 0;
+};
+
+struct Entry {  // immutable once inserted
+  TxInfo tx;
+  std::uint64_t arrival = 0;  // pool-wide insertion counter, strictly increasing
+  // The height and UnixNano passed to Insert. Both are raised to the previous entry's if the
+  // caller's value went backwards (a clock step), so arrival order is also height and time order.
+  std::int64_t arrival_height = 0;
+  std::int64_t arrival_time = 0;
+};
+using EntryPtr = std::shared_ptr<const Entry>;
+
+struct Config {
+  std::size_t max_txs = 5000;
+  std::size_t max_bytes = 1ull << 30;   // sum of tx bytes
+  std::size_t max_tx_bytes = 1 << 20;   // one tx
+  std::size_t max_txs_per_sender = 64;  // ordered + unordered of one sender
+  std::uint32_t replace_bump_percent = 10;
+  std::int64_t ttl_blocks = 0;           // 0 = off
+  std::int64_t ttl_nanos = 0;            // 0 = off
+  std::size_t recent_removals = 10000;  // how many removal reasons RemovalReasonOf remembers
+};
+
+enum class RejectReason {
+  kDuplicate,
+  kFull,
+  kReplacementUnderpriced,
+  kSenderCap,
+  kTooLarge,
+  kNonceTooLow
+};
+enum class RemoveReason {
+  kIncluded,
+  kEvicted,
+  kReplaced,
+  kExpiredBlocks,
+  kExpiredTime,
+  kRecheckFailed,
+  kStaleNonce
+};
+// "duplicate", "full", "replacement_underpriced", "sender_cap", "too_large", "nonce_too_low"
+const char* Name(RejectReason reason);
+// "included", "evicted", "replaced", "expired_blocks", "expired_time", "recheck_failed",
+// "stale_nonce"
+const char* Name(RemoveReason reason);
+
+struct InsertResult {
+  bool ok = false;        // added (possibly replacing / evicting)
+  RejectReason reject{};  // when !ok
+  // When !ok: a clear sentence for the client, e.g.
+  // "mempool is full: 5000 txs, 1048576 bytes; a tx needs priority >= 43 to evict (this one has
+  // 12)", "tx already in mempool", "replacement of sequence 7 needs priority >= 110 (+10%), got 105"
+  std::string message;
+  // kReplacementUnderpriced: the bump threshold. kFull: the least priority that would have been
+  // accepted (at least the replacement threshold when it replaces), or INT64_MAX when none would
+  // (the tx is larger than the pool, or only its own predecessors stand in the way).
+  std::int64_t needed_priority = 0;
+  EntryPtr replaced;              // the entry this one replaced (same sender, same ordered nonce)
+  std::vector<EntryPtr> evicted;  // entries evicted to make room, in eviction order
+  bool parked = false;            // the new entry is parked (an ordered nonce gap before it)
+  std::vector<EntryPtr> promoted;  // parked entries of this sender that became ready, nonce order
+  // Added: entries of this sender removed as kStaleNonce because `base_nonce` was above the
+  // sequence the pool knew for the sender (it happens whether or not the tx is accepted).
+  std::vector<EntryPtr> stale;
+};
+
+struct Stats {
+  std::size_t size = 0, bytes = 0, senders = 0, parked = 0;
+  std::array<std::uint64_t, 6> rejected{};  // by RejectReason
+  std::array<std::uint64_t, 7> removed{};   // by RemoveReason (evictions, expiries, ... all here)
+};
+
+enum class Verdict { kTake, kSkip, kStop };
+
+class PriorityMempool {
+ public:
+  explicit PriorityMempool(Config config);
+  ~PriorityMempool();
+  PriorityMempool(const PriorityMempool&) = delete;
+  PriorityMempool& operator=(const PriorityMempool&) = delete;
+
+  // Checks in this order: kTooLarge, then (ordered txs) the sender's base moves up to
+  // `base_nonce` if that is higher than what the pool knew, removing the sender's entries below
+  // it (InsertResult::stale), then kDuplicate, kNonceTooLow, kReplacementUnderpriced,
+  // kSenderCap, kFull. Nothing is evicted or replaced unless the tx is accepted.
+  // `base_nonce`: for an ordered tx, the sender's account sequence in the COMMITTED state (the
+  // next sequence a block would accept), NOT the check state's (which counts pool txs). Ignored
+  // for unordered txs. A sender's base only moves forward.
+  // REQUIRES: tx.priority >= 0; tx.hash is the sha256 of tx.bytes; `height` and `now_nanos` are
+  // the last committed height and the current time.
+  InsertResult Insert(TxInfo tx, std::uint64_t base_nonce, std::int64_t height,
+                      std::int64_t now_nanos);
+  EntryPtr Find(const Hash& hash) const;
+  EntryPtr FindOrdered(std::string_view sender, std::uint64_t nonce) const;
+  bool IsParked(const Hash& hash) const;  // false when not in the pool
+  // Removes one tx; false when it is not in the pool. Removing a middle ordered tx parks the
+  // sender's later ones.
+  bool Remove(const Hash& hash, RemoveReason reason);
+  // After a commit: removes `included`, sets each listed sender's base nonce (removing its
+  // ordered entries below it as kStaleNonce and re-deriving ready/parked), then PurgeExpired.
+  // Returns every removed entry with its reason (included ones too), in that order.
+  // List at least the senders of the included txs: removing a sender's first ordered tx parks
+  // the rest until its base moves past it (the pool does not infer sequences from inclusion).
+  std::vector<std::pair<EntryPtr, RemoveReason>> Update(
+      std::int64_t height, std::int64_t now_nanos, const std::vector<Hash>& included,
+      const std::vector<std::pair<std::string, std::uint64_t>>& base_nonces);
+  // TTL: expired when height - arrival_height > ttl_blocks (kExpiredBlocks, checked first) or
+  // now - arrival_time > ttl_nanos (kExpiredTime). O(1) when nothing expired.
+  std::vector<std::pair<EntryPtr, RemoveReason>> PurgeExpired(std::int64_t height,
+                                                              std::int64_t now_nanos);
+  // Visits READY txs in reap order: priority desc, ties by arrival asc; a sender's ordered txs
+  // in nonce order, each offered only after its predecessor was taken (kTake) in this reap;
+  // unordered txs are independent entries. kSkip drops this tx and its sender's later ordered
+  // txs from this reap; kStop ends. Deterministic for a given pool state. Removes nothing.
+  // `visit` runs without the pool's mutex held (see the file comment).
+  void Reap(const std::function<Verdict(const EntryPtr&)>& visit) const;
+  // For CometBFT v0.40 ReapTxs / gossip / PrepareProposal: ready txs in reap order while they
+  // fit in max_bytes (sum of tx bytes) and max_gas (sum of gas_wanted); 0 = unlimited. A tx that
+  // does not fit is skipped (with its sender's later txs), not the end; the walk ends when a
+  // limit is reached exactly or after kReapMaxSkips txs in a row did not fit (so a full block
+  // does not walk the whole pool).
+  static constexpr int kReapMaxSkips = 1000;
+  std::vector<EntryPtr> ReapMax(std::uint64_t max_bytes, std::uint64_t max_gas) const;
+  // For the app's recheck after a commit: senders ordered by their oldest arrival; within a
+  // sender its ordered txs by nonce (parked ones too), then its unordered txs by arrival.
+  std::vector<EntryPtr> RecheckOrder() const;
+  // The reason a tx recently left the pool (bounded memory, Config::recent_removals), if known.
+  // Forgotten when the same tx is inserted again.
+  std::optional<RemoveReason> RemovalReasonOf(const Hash& hash) const;
+  Stats stats() const;
+  const Config& config() const { return config_; }
+
+ private:
+  struct State;  // the indexes; in priority_mempool.cc
+
+  const Config config_;
+  mutable std::mutex mu_;
+  std::unique_ptr<State> state_;  // guarded by mu_
+};
+
+}  // namespace kairos::mempool
