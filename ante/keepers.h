@@ -21,6 +21,10 @@ struct Account {
   std::optional<PubKey> pub_key;
   std::uint64_t account_number = 0;
   std::uint64_t sequence = 0;
+  // The bech32 form of `address` as read from the state, so that writing the account back does
+  // not encode it again. Empty = not known (then it is computed). REQUIRES: cleared or kept in
+  // step whenever `address` changes.
+  std::string address_bech32;
 };
 
 // x/auth params, with the SDK's defaults, plus the ADR-070 settings.

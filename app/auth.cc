@@ -2,12 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "abci/varint.h"
+#include "ante/errors.h"
 #include "app/big_endian.h"
-#include "app/proto_util.h"
 #include "app/tx_codec.h"
-#include "cosmos/auth/v1beta1/auth.pb.h"
-#include "cosmos/crypto/ed25519/keys.pb.h"
-#include "cosmos/crypto/secp256k1/keys.pb.h"
 #include "crypto/bech32.h"
 
 namespace kairos::app {
@@ -82,57 +80,149 @@ Status AuthKeeper::SaveParams(store::KvStore& kv) const {
   return kv.Set(kParamsKey, EncodeParams(params_));
 }
 
-std::string AuthKeeper::EncodeAccount(const ante::Account& a) {
-  cosmos::auth::v1beta1::BaseAccount pb;
-  pb.set_address(crypto::EncodeAccountAddress(a.address));
-  if (a.pub_key) {
-    auto* any = pb.mutable_pub_key();
-    if (a.pub_key->type == crypto::KeyType::kSecp256k1) {
-      cosmos::crypto::secp256k1::PubKey k;
-      k.set_key(a.pub_key->key);
-      any->set_type_url(std::string(kSecp256k1PubKeyTypeUrl));
-      any->set_value(SerializeDeterministic(k));
-    } else {
-      cosmos::crypto::ed25519::PubKey k;
-      k.set_key(a.pub_key->key);
-      any->set_type_url(std::string(kEd25519PubKeyTypeUrl));
-      any->set_value(SerializeDeterministic(k));
-    }
+// BaseAccount is read and written several times per tx (fee, pubkey, signature, sequence), so
+// its codec is written out here instead of going through libprotobuf's reflection-free but
+// allocating parser. The bytes are exactly SerializeDeterministic(cosmos.auth.v1beta1
+// .BaseAccount) (a unit test compares the two): address = 1, pub_key = 2 (Any: type_url = 1,
+// value = 2, itself a PubKey{key = 1}), account_number = 3, sequence = 4; defaults omitted.
+namespace {
+
+void AppendTag(int field, int wire_type, std::string* out) {
+  abci::AppendUvarint(static_cast<std::uint64_t>(field) << 3 | static_cast<std::uint64_t>(wire_type),
+                      out);
+}
+
+void AppendBytesField(int field, std::string_view bytes, std::string* out) {
+  AppendTag(field, 2, out);
+  abci::AppendUvarint(bytes.size(), out);
+  out->append(bytes);
+}
+
+// One field of a message being read: its number, wire type, and value (the varint, or the
+// bytes of a length-delimited field).
+struct Field {
+  int number = 0;
+  int wire_type = 0;
+  std::uint64_t varint = 0;
+  std::string_view bytes;
+};
+
+bool ReadVarint(std::string_view& in, std::uint64_t* v) {
+  auto r = abci::DecodeUvarint(
+      {reinterpret_cast<const std::uint8_t*>(in.data()), in.size()});
+  if (r.status != abci::UvarintStatus::kOk) return false;
+  *v = r.value;
+  in.remove_prefix(r.length);
+  return true;
+}
+
+// Reads the next field; false at the end or on malformed input (`*bad` tells which).
+bool NextField(std::string_view& in, Field* f, bool* bad) {
+  *bad = false;
+  if (in.empty()) return false;
+  std::uint64_t tag = 0;
+  if (!ReadVarint(in, &tag) || (tag >> 3) == 0 || (tag >> 3) > (1u << 29)) {
+    *bad = true;
+    return false;
   }
-  pb.set_account_number(a.account_number);
-  pb.set_sequence(a.sequence);
-  return SerializeDeterministic(pb);
+  f->number = static_cast<int>(tag >> 3);
+  f->wire_type = static_cast<int>(tag & 7);
+  if (f->wire_type == 0) {
+    if (!ReadVarint(in, &f->varint)) *bad = true;
+  } else if (f->wire_type == 2) {
+    std::uint64_t len = 0;
+    if (!ReadVarint(in, &len) || len > in.size()) {
+      *bad = true;
+    } else {
+      f->bytes = in.substr(0, len);
+      in.remove_prefix(len);
+    }
+  } else {
+    *bad = true;  // BaseAccount has no fixed-width fields
+  }
+  return !*bad;
+}
+
+// The `key` (field 1) of a secp256k1 or ed25519 PubKey message.
+bool DecodeKeyMessage(std::string_view msg, std::string* key) {
+  key->clear();
+  Field f;
+  bool bad = false;
+  while (NextField(msg, &f, &bad)) {
+    if (f.number == 1 && f.wire_type == 2) key->assign(f.bytes);
+  }
+  return !bad;
+}
+
+}  // namespace
+
+std::string AuthKeeper::EncodeAccount(const ante::Account& a) {
+  std::string out;
+  out.reserve(a.pub_key ? 160 : 80);
+  AppendBytesField(1, a.address_bech32.empty() ? crypto::EncodeAccountAddress(a.address)
+                                               : a.address_bech32,
+                   &out);
+  if (a.pub_key) {
+    std::string key_msg;
+    if (!a.pub_key->key.empty()) AppendBytesField(1, a.pub_key->key, &key_msg);
+    std::string any;
+    AppendBytesField(1,
+                     a.pub_key->type == crypto::KeyType::kSecp256k1 ? kSecp256k1PubKeyTypeUrl
+                                                                    : kEd25519PubKeyTypeUrl,
+                     &any);
+    if (!key_msg.empty()) AppendBytesField(2, key_msg, &any);
+    AppendBytesField(2, any, &out);
+  }
+  if (a.account_number != 0) {
+    AppendTag(3, 0, &out);
+    abci::AppendUvarint(a.account_number, &out);
+  }
+  if (a.sequence != 0) {
+    AppendTag(4, 0, &out);
+    abci::AppendUvarint(a.sequence, &out);
+  }
+  return out;
 }
 
 Result<ante::Account> AuthKeeper::DecodeAccount(std::string_view bytes,
                                                 std::string_view address) {
-  cosmos::auth::v1beta1::BaseAccount pb;
-  if (!pb.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return Status::Corruption("an account in the state does not parse");
-  }
   ante::Account a;
   a.address = std::string(address);
-  a.account_number = pb.account_number();
-  a.sequence = pb.sequence();
-  if (pb.has_pub_key()) {
-    ante::PubKey key;
-    if (pb.pub_key().type_url() == kSecp256k1PubKeyTypeUrl) {
-      cosmos::crypto::secp256k1::PubKey k;
-      if (!k.ParseFromString(pb.pub_key().value())) {
-        return Status::Corruption("an account's secp256k1 key does not parse");
+  Field f;
+  bool bad = false;
+  while (NextField(bytes, &f, &bad)) {
+    if (f.number == 1 && f.wire_type == 2) {
+      a.address_bech32.assign(f.bytes);
+    } else if (f.number == 3 && f.wire_type == 0) {
+      a.account_number = f.varint;
+    } else if (f.number == 4 && f.wire_type == 0) {
+      a.sequence = f.varint;
+    } else if (f.number == 2 && f.wire_type == 2) {
+      std::string_view any = f.bytes;
+      std::string_view type_url, value;
+      Field g;
+      while (NextField(any, &g, &bad)) {
+        if (g.wire_type != 2) continue;
+        if (g.number == 1) type_url = g.bytes;
+        if (g.number == 2) value = g.bytes;
       }
-      key = {crypto::KeyType::kSecp256k1, k.key()};
-    } else if (pb.pub_key().type_url() == kEd25519PubKeyTypeUrl) {
-      cosmos::crypto::ed25519::PubKey k;
-      if (!k.ParseFromString(pb.pub_key().value())) {
-        return Status::Corruption("an account's ed25519 key does not parse");
+      if (bad) break;
+      ante::PubKey key;
+      if (type_url == kSecp256k1PubKeyTypeUrl) {
+        key.type = crypto::KeyType::kSecp256k1;
+      } else if (type_url == kEd25519PubKeyTypeUrl) {
+        key.type = crypto::KeyType::kEd25519;
+      } else {
+        return Status::Corruption("an account has an unknown key type " +
+                                  ante::Printable(type_url, 96));
       }
-      key = {crypto::KeyType::kEd25519, k.key()};
-    } else {
-      return Status::Corruption("an account has an unknown key type " + pb.pub_key().type_url());
+      if (!DecodeKeyMessage(value, &key.key)) {
+        return Status::Corruption("an account's public key does not parse");
+      }
+      a.pub_key = std::move(key);
     }
-    a.pub_key = std::move(key);
   }
+  if (bad) return Status::Corruption("an account in the state does not parse");
   return a;
 }
 

@@ -7,18 +7,18 @@ namespace {
 // Merges the branch's writes (which win, and may be deletes) with the parent's iterator.
 class MergedIterator final : public KvIterator {
  public:
-  MergedIterator(ChangeSet::const_iterator it, ChangeSet::const_iterator end,
-                 std::unique_ptr<KvIterator> parent)
+  using OwnIterator = std::map<std::string_view, const std::optional<std::string>*>::const_iterator;
+  MergedIterator(OwnIterator it, OwnIterator end, std::unique_ptr<KvIterator> parent)
       : it_(it), end_(end), parent_(std::move(parent)) {
     Settle();
   }
 
   bool Valid() const override { return current_ != Source::kNone; }
   std::string_view key() const override {
-    return current_ == Source::kOwn ? std::string_view(it_->first) : parent_->key();
+    return current_ == Source::kOwn ? it_->first : parent_->key();
   }
   std::string_view value() const override {
-    return current_ == Source::kOwn ? std::string_view(*it_->second) : parent_->value();
+    return current_ == Source::kOwn ? std::string_view(**it_->second) : parent_->value();
   }
   void Next() override {
     if (current_ == Source::kOwn) {
@@ -43,12 +43,12 @@ class MergedIterator final : public KvIterator {
         current_ = Source::kNone;
         return;
       }
-      if (own && parent && parent_->key() == std::string_view(it_->first)) {
+      if (own && parent && parent_->key() == it_->first) {
         parent_->Next();  // shadowed
         continue;
       }
-      if (own && (!parent || std::string_view(it_->first) < parent_->key())) {
-        if (!it_->second) {  // a delete: skip it
+      if (own && (!parent || it_->first < parent_->key())) {
+        if (!*it_->second) {  // a delete: skip it
           ++it_;
           continue;
         }
@@ -60,7 +60,7 @@ class MergedIterator final : public KvIterator {
     }
   }
 
-  ChangeSet::const_iterator it_, end_;
+  OwnIterator it_, end_;
   std::unique_ptr<KvIterator> parent_;
   Source current_ = Source::kNone;
 };
@@ -100,6 +100,27 @@ std::string PrefixEnd(std::string_view prefix) {
   return end;
 }
 
+void Branch::Write(std::string_view key, std::optional<std::string_view> value) {
+  auto it = writes_.find(key);
+  if (it == writes_.end()) {
+    it = writes_.emplace(std::string(key), std::nullopt).first;
+    pending_.push_back(&*it);
+  }
+  // Rewriting a key: no new node or key string, and the value's buffer is reused.
+  if (!value) {
+    it->second.reset();
+  } else if (it->second) {
+    it->second->assign(*value);
+  } else {
+    it->second.emplace(*value);
+  }
+}
+
+void Branch::SortPending() const {
+  for (const auto* entry : pending_) order_.emplace(std::string_view(entry->first), &entry->second);
+  pending_.clear();
+}
+
 Status Branch::Get(std::string_view key, std::string* value) const {
   const auto it = writes_.find(key);
   if (it == writes_.end()) {
@@ -123,35 +144,41 @@ Status Branch::Get(std::string_view key, std::string* value) const {
 }
 
 std::unique_ptr<KvIterator> Branch::Iterate(std::string_view start, std::string_view end) const {
-  auto first = writes_.lower_bound(start);
-  auto last = end.empty() ? writes_.end() : writes_.lower_bound(end);
+  SortPending();
+  auto first = order_.lower_bound(start);
+  auto last = end.empty() ? order_.end() : order_.lower_bound(end);
   if (!end.empty() && end <= start) last = first;  // an empty range, not a walk off the map
   return std::make_unique<MergedIterator>(first, last, parent_->Iterate(start, end));
 }
 
 Status Branch::Set(std::string_view key, std::string_view value) {
   if (Status s = limits_.Check(key, &value); !s.ok()) return s;
-  if (auto it = writes_.find(key); it != writes_.end()) {
-    // Rewriting a key: no new map node or key string, and the value's buffer is reused.
-    if (it->second) {
-      it->second->assign(value);
-    } else {
-      it->second.emplace(value);
-    }
-  } else {
-    writes_.emplace(std::string(key), std::string(value));
-  }
+  Write(key, value);
   return Status::OK();
 }
 
 Status Branch::Delete(std::string_view key) {
   if (Status s = limits_.Check(key, nullptr); !s.ok()) return s;
-  writes_.insert_or_assign(std::string(key), std::nullopt);
+  Write(key, std::nullopt);
   return Status::OK();
 }
 
+void Branch::Apply(const Branch& child) {
+  for (const auto& [key, value] : child.writes_) {
+    Write(key, value ? std::optional<std::string_view>(*value) : std::nullopt);
+  }
+}
+
 void Branch::Apply(const ChangeSet& changes) {
-  for (const auto& [key, value] : changes) writes_.insert_or_assign(key, value);
+  for (const auto& [key, value] : changes) {
+    Write(key, value ? std::optional<std::string_view>(*value) : std::nullopt);
+  }
+}
+
+ChangeSet Branch::changes() const {
+  ChangeSet out;
+  for (const auto& [key, value] : writes_) out.emplace(key, value);
+  return out;
 }
 
 }  // namespace kairos::store

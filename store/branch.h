@@ -9,6 +9,13 @@
 // branch is in use (a branch over the committed store is rebuilt after each Commit).
 #pragma once
 
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
 #include "store/kv.h"
 
 namespace kairos::store {
@@ -16,6 +23,9 @@ namespace kairos::store {
 class Branch final : public KvStore {
  public:
   Branch(const KvReader& parent, KvLimits limits) : parent_(&parent), limits_(limits) {}
+  // Not copyable: order_ points into writes_.
+  Branch(const Branch&) = delete;
+  Branch& operator=(const Branch&) = delete;
 
   Status Get(std::string_view key, std::string* value) const override;
   std::unique_ptr<KvIterator> Iterate(std::string_view start,
@@ -24,17 +34,37 @@ class Branch final : public KvStore {
   Status Delete(std::string_view key) override;
 
   // Applies a child branch's changes to this one.
+  void Apply(const Branch& child);
   void Apply(const ChangeSet& changes);
-  const ChangeSet& changes() const { return writes_; }
+  // Every write of this branch (deletes as nullopt), in key order.
+  ChangeSet changes() const;
   const KvLimits& limits() const { return limits_; }
 
  private:
+  struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  template <class V>
+  using HashMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+  // Keys in order, each with its value in writes_ (node-based: neither moves once inserted,
+  // and nothing is ever erased: a delete is a nullopt value).
+  using OrderIndex = std::map<std::string_view, const std::optional<std::string>*>;
+
+  void Write(std::string_view key, std::optional<std::string_view> value);
+  // Adds the keys written since the last call to order_. Existing iterators stay valid.
+  void SortPending() const;
+
   const KvReader* parent_;
   KvLimits limits_;
-  ChangeSet writes_;
+  // Hash-based: the check state holds thousands of writes, and a point read or a write must
+  // not walk a tree of long keys with shared prefixes. Order is built only when asked for.
+  HashMap<std::optional<std::string>> writes_;
+  mutable OrderIndex order_;
+  mutable std::vector<const HashMap<std::optional<std::string>>::value_type*> pending_;
   // The parent's answers to point reads, kept because the parent does not change while the
   // branch is in use: a tx reads the same account several times, the store only once.
-  mutable ChangeSet reads_;
+  mutable HashMap<std::optional<std::string>> reads_;
 };
 
 }  // namespace kairos::store

@@ -260,7 +260,7 @@ TEST_CASE("branches read their own writes and merge iteration in key order", "[s
   CHECK(Scan(tx) == KV{{"a", "1b"}, {"b", "2"}, {"d", "4"}, {"e", "5"}});
   CHECK(Scan(tx, "b", "e") == KV{{"b", "2"}, {"d", "4"}});
   CHECK(Scan(block) == KV{{"a", "1"}, {"b", "2"}, {"e", "5"}});
-  block.Apply(tx.changes());
+  block.Apply(tx);
   CHECK(Scan(block) == KV{{"a", "1b"}, {"b", "2"}, {"d", "4"}, {"e", "5"}});
   // The committed store is untouched until the block is staged and committed.
   CHECK(Scan(*store) == KV{{"a", "1"}, {"c", "3"}, {"e", "5"}});
