@@ -1,0 +1,698 @@
+// PriorityMempool: each rule of the pool (caps, eviction frontier, replacement bump, ready and
+// parked txs, TTLs, reap order, Update, removal reasons) with its edge cases, and a reap running
+// on one thread while another inserts and removes.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "mempool/priority_mempool.h"
+
+namespace kairos::mempool {
+namespace {
+
+// A distinct hash per call.
+Hash NextHash() {
+  static std::uint64_t counter = 0;
+  Hash h{};
+  const std::uint64_t v = ++counter * 0x9E3779B97F4A7C15ull;
+  std::memcpy(h.data(), &v, sizeof v);
+  std::memcpy(h.data() + 8, &counter, sizeof counter);
+  return h;
+}
+
+TxInfo Tx(const std::string& sender, std::uint64_t nonce, std::int64_t priority,
+          std::size_t size = 100, std::uint64_t gas = 1000) {
+  TxInfo t;
+  t.bytes.assign(size, 'x');
+  t.hash = NextHash();
+  t.sender = sender;
+  t.nonce = nonce;
+  t.priority = priority;
+  t.gas_wanted = gas;
+  return t;
+}
+
+TxInfo Unordered(const std::string& sender, std::uint64_t timeout, std::int64_t priority,
+                 std::size_t size = 100) {
+  TxInfo t = Tx(sender, timeout, priority, size);
+  t.unordered = true;
+  return t;
+}
+
+// Inserts at height 1, time 1000; REQUIRE-s that it is accepted; returns the entry.
+EntryPtr Add(PriorityMempool& pool, TxInfo tx, std::uint64_t base = 0) {
+  const Hash h = tx.hash;
+  const InsertResult r = pool.Insert(std::move(tx), base, 1, 1000);
+  INFO(r.message);
+  REQUIRE(r.ok);
+  EntryPtr e = pool.Find(h);
+  REQUIRE(e != nullptr);
+  return e;
+}
+
+// "sender/nonce" (ordered) or "sender/u<timeout>" of each reaped tx, all taken.
+std::vector<std::string> ReapAll(const PriorityMempool& pool) {
+  std::vector<std::string> out;
+  pool.Reap([&](const EntryPtr& e) {
+    out.push_back(e->tx.sender + "/" + (e->tx.unordered ? "u" : "") +
+                  std::to_string(e->tx.nonce));
+    return Verdict::kTake;
+  });
+  return out;
+}
+
+std::vector<Hash> Hashes(const std::vector<EntryPtr>& v) {
+  std::vector<Hash> out;
+  for (const auto& e : v) out.push_back(e->tx.hash);
+  return out;
+}
+
+Config Small(std::size_t max_txs) {
+  Config c;
+  c.max_txs = max_txs;
+  return c;
+}
+
+TEST_CASE("mempool: reason names", "[mempool]") {
+  CHECK(std::string(Name(RejectReason::kDuplicate)) == "duplicate");
+  CHECK(std::string(Name(RejectReason::kFull)) == "full");
+  CHECK(std::string(Name(RejectReason::kReplacementUnderpriced)) == "replacement_underpriced");
+  CHECK(std::string(Name(RejectReason::kSenderCap)) == "sender_cap");
+  CHECK(std::string(Name(RejectReason::kTooLarge)) == "too_large");
+  CHECK(std::string(Name(RejectReason::kNonceTooLow)) == "nonce_too_low");
+  CHECK(std::string(Name(RemoveReason::kIncluded)) == "included");
+  CHECK(std::string(Name(RemoveReason::kEvicted)) == "evicted");
+  CHECK(std::string(Name(RemoveReason::kReplaced)) == "replaced");
+  CHECK(std::string(Name(RemoveReason::kExpiredBlocks)) == "expired_blocks");
+  CHECK(std::string(Name(RemoveReason::kExpiredTime)) == "expired_time");
+  CHECK(std::string(Name(RemoveReason::kRecheckFailed)) == "recheck_failed");
+  CHECK(std::string(Name(RemoveReason::kStaleNonce)) == "stale_nonce");
+}
+
+TEST_CASE("mempool: insert, find, duplicate, too large, nonce too low", "[mempool]") {
+  Config c;
+  c.max_tx_bytes = 200;
+  PriorityMempool pool(c);
+  const EntryPtr a0 = Add(pool, Tx("alice", 5, 10, 150), 5);
+  CHECK(a0->arrival == 1);
+  CHECK(a0->arrival_height == 1);
+  CHECK(a0->arrival_time == 1000);
+  CHECK(pool.FindOrdered("alice", 5) == a0);
+  CHECK(pool.FindOrdered("alice", 6) == nullptr);
+  CHECK(pool.FindOrdered("bob", 5) == nullptr);
+
+  TxInfo dup = a0->tx;
+  InsertResult r = pool.Insert(dup, 5, 1, 1000);
+  CHECK(!r.ok);
+  CHECK(r.reject == RejectReason::kDuplicate);
+  CHECK(r.message == "tx already in mempool");
+
+  Add(pool, Tx("bob", 0, 1, 200));  // exactly max_tx_bytes
+  r = pool.Insert(Tx("bob", 1, 1, 201), 0, 1, 1000);
+  CHECK(r.reject == RejectReason::kTooLarge);
+  CHECK(r.message == "tx too large: 201 bytes, the mempool accepts at most 200");
+
+  r = pool.Insert(Tx("alice", 4, 10), 5, 1, 1000);
+  CHECK(r.reject == RejectReason::kNonceTooLow);
+  CHECK(r.message == "sequence 4 is below the account's sequence 5");
+  // The pool remembers the base: a stale caller passing a lower base is still refused.
+  r = pool.Insert(Tx("alice", 4, 10), 0, 1, 1000);
+  CHECK(r.reject == RejectReason::kNonceTooLow);
+
+  const Stats s = pool.stats();
+  CHECK(s.size == 2);
+  CHECK(s.bytes == 350);
+  CHECK(s.senders == 2);
+  CHECK(s.parked == 0);
+  CHECK(s.rejected[static_cast<int>(RejectReason::kDuplicate)] == 1);
+  CHECK(s.rejected[static_cast<int>(RejectReason::kTooLarge)] == 1);
+  CHECK(s.rejected[static_cast<int>(RejectReason::kNonceTooLow)] == 2);
+}
+
+TEST_CASE("mempool: replacement at the bump threshold is accepted, below it is not",
+          "[mempool]") {
+  PriorityMempool pool(Config{});
+  const EntryPtr old = Add(pool, Tx("alice", 7, 100));
+  InsertResult r = pool.Insert(Tx("alice", 7, 109), 0, 1, 1000);
+  CHECK(!r.ok);
+  CHECK(r.reject == RejectReason::kReplacementUnderpriced);
+  CHECK(r.needed_priority == 110);
+  CHECK(r.message == "replacement of sequence 7 needs priority >= 110 (+10%), got 109");
+  CHECK(pool.FindOrdered("alice", 7) == old);
+
+  TxInfo next = Tx("alice", 7, 110, 300);
+  const Hash h = next.hash;
+  r = pool.Insert(std::move(next), 0, 1, 1000);
+  REQUIRE(r.ok);
+  CHECK(r.replaced == old);
+  CHECK(pool.Find(old->tx.hash) == nullptr);
+  CHECK(pool.FindOrdered("alice", 7)->tx.hash == h);
+  CHECK(pool.RemovalReasonOf(old->tx.hash) == RemoveReason::kReplaced);
+  const Stats s = pool.stats();
+  CHECK(s.size == 1);
+  CHECK(s.bytes == 300);
+  CHECK(s.removed[static_cast<int>(RemoveReason::kReplaced)] == 1);
+  CHECK(s.rejected[static_cast<int>(RejectReason::kReplacementUnderpriced)] == 1);
+}
+
+TEST_CASE("mempool: the bump is at least +1 and does not overflow", "[mempool]") {
+  Config c;
+  SECTION("priority 0 needs 1") {
+    PriorityMempool pool(c);
+    Add(pool, Tx("a", 0, 0));
+    CHECK(pool.Insert(Tx("a", 0, 0), 0, 1, 1).needed_priority == 1);
+    CHECK(pool.Insert(Tx("a", 0, 1), 0, 1, 1).ok);
+  }
+  SECTION("priority 5 needs 6 (ceil of 5.5)") {
+    PriorityMempool pool(c);
+    Add(pool, Tx("a", 0, 5));
+    CHECK(pool.Insert(Tx("a", 0, 5), 0, 1, 1).needed_priority == 6);
+  }
+  SECTION("bump 0 still needs +1") {
+    c.replace_bump_percent = 0;
+    PriorityMempool pool(c);
+    Add(pool, Tx("a", 0, 1000));
+    CHECK(pool.Insert(Tx("a", 0, 1000), 0, 1, 1).needed_priority == 1001);
+  }
+  SECTION("huge priorities") {
+    c.replace_bump_percent = 100;
+    PriorityMempool pool(c);
+    const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    Add(pool, Tx("a", 0, max / 2));
+    InsertResult r = pool.Insert(Tx("a", 0, max - 2), 0, 1, 1);
+    CHECK(r.needed_priority == max - 1);  // (max / 2) * 2
+    CHECK(pool.Insert(Tx("a", 0, max - 1), 0, 1, 1).ok);
+    r = pool.Insert(Tx("a", 0, max), 0, 1, 1);  // (max - 1) * 2 overflows int64: impossible
+    CHECK(r.reject == RejectReason::kReplacementUnderpriced);
+    CHECK(r.needed_priority == max);
+    CHECK_THAT(r.message, Catch::Contains("cannot be replaced"));
+  }
+}
+
+TEST_CASE("mempool: per-sender cap counts ordered and unordered, not replacements",
+          "[mempool]") {
+  Config c;
+  c.max_txs_per_sender = 3;
+  PriorityMempool pool(c);
+  Add(pool, Tx("a", 0, 1));
+  Add(pool, Tx("a", 1, 1));
+  Add(pool, Unordered("a", 99, 1));
+  InsertResult r = pool.Insert(Tx("a", 2, 1), 0, 1, 1);
+  CHECK(r.reject == RejectReason::kSenderCap);
+  CHECK(r.message == "sender has 3 txs in the mempool, the limit is 3");
+  CHECK(pool.Insert(Unordered("a", 100, 1), 0, 1, 1).reject == RejectReason::kSenderCap);
+  CHECK(pool.Insert(Tx("a", 1, 2), 0, 1, 1).ok);  // a replacement
+  CHECK(pool.Insert(Tx("b", 0, 1), 0, 1, 1).ok);
+  CHECK(pool.stats().rejected[static_cast<int>(RejectReason::kSenderCap)] == 2);
+}
+
+TEST_CASE("mempool: a full pool of equal priorities rejects with needed = p + 1", "[mempool]") {
+  PriorityMempool pool(Small(3));
+  Add(pool, Tx("a", 0, 10));
+  Add(pool, Tx("b", 0, 10));
+  const EntryPtr c0 = Add(pool, Tx("c", 0, 10));
+  InsertResult r = pool.Insert(Tx("d", 0, 10), 0, 1, 1);
+  CHECK(!r.ok);
+  CHECK(r.reject == RejectReason::kFull);
+  CHECK(r.needed_priority == 11);
+  CHECK(r.message ==
+        "mempool is full: 3 txs, 300 bytes; a tx needs priority >= 11 to evict (this one has 10)");
+  CHECK(pool.stats().size == 3);
+  CHECK(pool.stats().removed[static_cast<int>(RemoveReason::kEvicted)] == 0);
+
+  // At 11 it evicts one of the tens: the newest.
+  r = pool.Insert(Tx("d", 0, 11), 0, 1, 1);
+  REQUIRE(r.ok);
+  REQUIRE(r.evicted.size() == 1);
+  CHECK(r.evicted[0] == c0);
+  CHECK(pool.RemovalReasonOf(c0->tx.hash) == RemoveReason::kEvicted);
+  CHECK(pool.stats().removed[static_cast<int>(RemoveReason::kEvicted)] == 1);
+}
+
+TEST_CASE("mempool: eviction takes a sender's highest nonce, never leaving a gap",
+          "[mempool]") {
+  PriorityMempool pool(Small(4));
+  Add(pool, Tx("a", 0, 1));          // the cheapest, but it has successors
+  Add(pool, Tx("a", 1, 2));
+  const EntryPtr a2 = Add(pool, Tx("a", 2, 90));
+  const EntryPtr b0 = Add(pool, Tx("b", 0, 50));
+  // The frontier is {a/2 (90), b/0 (50)}: b/0 goes, not a/0.
+  InsertResult r = pool.Insert(Tx("c", 0, 60), 0, 1, 1);
+  REQUIRE(r.ok);
+  REQUIRE(r.evicted.size() == 1);
+  CHECK(r.evicted[0] == b0);
+  // Now the frontier is {a/2 (90), c/0 (60)}: a priority-70 tx can only take c/0.
+  r = pool.Insert(Tx("d", 0, 70), 0, 1, 1);
+  REQUIRE(r.ok);
+  CHECK(r.evicted[0]->tx.sender == "c");
+  r = pool.Insert(Tx("e", 0, 95), 0, 1, 1);  // takes d/0 (70), not a/2 (90)
+  REQUIRE(r.ok);
+  CHECK(r.evicted[0]->tx.sender == "d");
+  r = pool.Insert(Tx("f", 0, 92), 0, 1, 1);  // frontier {a/2 (90), e/0 (95)}
+  REQUIRE(r.ok);
+  CHECK(r.evicted[0] == a2);
+  // Now a/1 (2) is a's last: a priority-3 tx takes it, and a/0 (1) stays.
+  r = pool.Insert(Tx("g", 0, 3), 0, 1, 1);
+  REQUIRE(r.ok);
+  CHECK(r.evicted[0]->tx.sender == "a");
+  CHECK(r.evicted[0]->tx.nonce == 1);
+  CHECK(pool.FindOrdered("a", 0) != nullptr);
+  CHECK(pool.stats().parked == 0);
+}
+
+TEST_CASE("mempool: eviction by bytes follows the frontier as it moves", "[mempool]") {
+  Config c;
+  c.max_bytes = 300;
+  PriorityMempool pool(c);
+  const EntryPtr a0 = Add(pool, Tx("a", 0, 2, 100));
+  const EntryPtr a1 = Add(pool, Tx("a", 1, 1, 100));
+  Add(pool, Tx("b", 0, 3, 100));
+  // 200 bytes must go: a/1 (1), then a/0 becomes a's last and (2) beats b/0 (3).
+  InsertResult r = pool.Insert(Tx("c", 0, 10, 200), 0, 1, 1);
+  REQUIRE(r.ok);
+  CHECK(Hashes(r.evicted) == Hashes({a1, a0}));
+  CHECK(pool.stats().bytes == 300);
+}
+
+TEST_CASE("mempool: a full pool decides before it evicts", "[mempool]") {
+  Config c;
+  c.max_bytes = 300;
+  PriorityMempool pool(c);
+  Add(pool, Tx("a", 0, 1, 100));
+  Add(pool, Tx("b", 0, 20, 100));
+  Add(pool, Tx("c", 0, 30, 100));
+  // Needs 200 bytes: a/0 (1) could go, b/0 (20) could not: rejected, nothing evicted. The least
+  // priority that would have done is 21 (a/0 and b/0 both strictly lower).
+  InsertResult r = pool.Insert(Tx("d", 0, 15, 200), 0, 1, 1);
+  CHECK(r.reject == RejectReason::kFull);
+  CHECK(r.needed_priority == 21);
+  CHECK(r.evicted.empty());
+  CHECK(pool.stats().size == 3);
+  CHECK(pool.stats().removed[static_cast<int>(RemoveReason::kEvicted)] == 0);
+  r = pool.Insert(Tx("d", 0, 21, 200), 0, 1, 1);
+  CHECK(r.ok);
+  CHECK(r.evicted.size() == 2);
+
+  // A tx larger than the whole pool: no priority would do.
+  r = pool.Insert(Tx("e", 0, 1000, 301), 0, 1, 1);
+  CHECK(r.reject == RejectReason::kFull);
+  CHECK(r.needed_priority == std::numeric_limits<std::int64_t>::max());
+  CHECK_THAT(r.message, Catch::Contains("no priority would make room for this tx (301 bytes)"));
+}
+
+TEST_CASE("mempool: never evicts a predecessor of the new tx", "[mempool]") {
+  PriorityMempool pool(Small(2));
+  const EntryPtr b0 = Add(pool, Tx("b", 0, 1));
+  Add(pool, Tx("a", 0, 1));  // newer than b/0, so first in eviction order, but a/1's predecessor
+  InsertResult r = pool.Insert(Tx("a", 1, 5), 0, 1, 1);
+  REQUIRE(r.ok);
+  REQUIRE(r.evicted.size() == 1);
+  CHECK(r.evicted[0] == b0);
+  // Only the sender's own predecessors are left: nothing can make room.
+  r = pool.Insert(Tx("a", 2, 100), 0, 1, 1);
+  CHECK(r.reject == RejectReason::kFull);
+  CHECK(r.needed_priority == std::numeric_limits<std::int64_t>::max());
+}
+
+TEST_CASE("mempool: a tx filling a gap may evict its own successors", "[mempool]") {
+  PriorityMempool pool(Small(2));
+  Add(pool, Tx("a", 0, 1));
+  const EntryPtr a2 = Add(pool, Tx("a", 2, 1));  // parked
+  InsertResult r = pool.Insert(Tx("a", 1, 5), 0, 1, 1);
+  REQUIRE(r.ok);
+  CHECK(Hashes(r.evicted) == Hashes({a2}));
+  CHECK(r.promoted.empty());
+  CHECK(!r.parked);
+  CHECK(pool.stats().parked == 0);
+}
+
+TEST_CASE("mempool: filling a gap promotes the parked successors", "[mempool]") {
+  PriorityMempool pool(Config{});
+  InsertResult r = pool.Insert(Tx("a", 3, 1), 0, 1, 1);
+  CHECK(r.parked);
+  const EntryPtr a3 = pool.FindOrdered("a", 3);
+  r = pool.Insert(Tx("a", 1, 1), 0, 1, 1);
+  CHECK(r.parked);
+  const EntryPtr a1 = pool.FindOrdered("a", 1);
+  CHECK(pool.stats().parked == 2);
+  CHECK(pool.IsParked(a1->tx.hash));
+  CHECK(ReapAll(pool).empty());
+  CHECK(pool.ReapMax(0, 0).empty());
+
+  r = pool.Insert(Tx("a", 0, 1), 0, 1, 1);
+  REQUIRE(r.ok);
+  CHECK(!r.parked);
+  CHECK(Hashes(r.promoted) == Hashes({a1}));  // a/3 still waits for a/2
+  CHECK(pool.stats().parked == 1);
+  r = pool.Insert(Tx("a", 2, 1), 0, 1, 1);
+  CHECK(Hashes(r.promoted) == Hashes({a3}));
+  CHECK(pool.stats().parked == 0);
+  CHECK(!pool.IsParked(a3->tx.hash));
+  CHECK(ReapAll(pool) == std::vector<std::string>{"a/0", "a/1", "a/2", "a/3"});
+}
+
+TEST_CASE("mempool: removing a middle tx parks the later ones", "[mempool]") {
+  PriorityMempool pool(Config{});
+  Add(pool, Tx("a", 0, 1));
+  const EntryPtr a1 = Add(pool, Tx("a", 1, 1));
+  const EntryPtr a2 = Add(pool, Tx("a", 2, 1));
+  CHECK(pool.Remove(a1->tx.hash, RemoveReason::kRecheckFailed));
+  CHECK(!pool.Remove(a1->tx.hash, RemoveReason::kRecheckFailed));
+  CHECK(pool.IsParked(a2->tx.hash));
+  CHECK(pool.stats().parked == 1);
+  CHECK(ReapAll(pool) == std::vector<std::string>{"a/0"});
+  CHECK(pool.RemovalReasonOf(a1->tx.hash) == RemoveReason::kRecheckFailed);
+  // Inserting a/1 again fills the gap.
+  InsertResult r = pool.Insert(a1->tx, 0, 1, 1);
+  CHECK(Hashes(r.promoted) == Hashes({a2}));
+  CHECK(!pool.RemovalReasonOf(a1->tx.hash));  // it is back: forgotten
+}
+
+TEST_CASE("mempool: reap order is priority, arrival, nonce", "[mempool]") {
+  PriorityMempool pool(Config{});
+  Add(pool, Tx("a", 0, 1));
+  Add(pool, Tx("a", 1, 100));  // offered right after a/0 is taken
+  Add(pool, Tx("b", 0, 50));
+  Add(pool, Unordered("a", 77, 60));  // independent of a's sequence
+  Add(pool, Tx("c", 0, 50));          // ties with b/0: later arrival
+  Add(pool, Unordered("d", 5, 1));    // ties with a/0: later arrival
+  CHECK(ReapAll(pool) ==
+        std::vector<std::string>{"a/u77", "b/0", "c/0", "a/0", "a/1", "d/u5"});
+}
+
+TEST_CASE("mempool: kSkip drops the sender's later txs, kStop ends", "[mempool]") {
+  PriorityMempool pool(Config{});
+  Add(pool, Tx("a", 0, 10));
+  Add(pool, Tx("a", 1, 10));
+  Add(pool, Tx("a", 2, 10));
+  Add(pool, Unordered("a", 9, 5));
+  Add(pool, Tx("b", 0, 8));
+  Add(pool, Tx("b", 1, 8));
+  std::vector<std::string> seen;
+  pool.Reap([&](const EntryPtr& e) {
+    seen.push_back(e->tx.sender + std::to_string(e->tx.nonce));
+    return e->tx.sender == "a" && e->tx.nonce == 1 ? Verdict::kSkip : Verdict::kTake;
+  });
+  CHECK(seen == std::vector<std::string>{"a0", "a1", "b0", "b1", "a9"});
+  seen.clear();
+  pool.Reap([&](const EntryPtr& e) {
+    seen.push_back(e->tx.sender + std::to_string(e->tx.nonce));
+    return seen.size() == 2 ? Verdict::kStop : Verdict::kTake;
+  });
+  CHECK(seen == std::vector<std::string>{"a0", "a1"});
+  CHECK(pool.stats().size == 6);  // reaping removes nothing
+}
+
+TEST_CASE("mempool: ReapMax skips what does not fit and keeps filling", "[mempool]") {
+  PriorityMempool pool(Config{});
+  Add(pool, Tx("a", 0, 100, 500, 10));
+  Add(pool, Tx("a", 1, 100, 10, 10));  // dropped with a/0
+  Add(pool, Tx("b", 0, 90, 300, 10));
+  Add(pool, Tx("c", 0, 80, 300, 50));
+  Add(pool, Tx("d", 0, 70, 100, 10));
+  Add(pool, Tx("e", 2, 200, 10, 1));  // parked
+  auto names = [](const std::vector<EntryPtr>& v) {
+    std::string s;
+    for (const auto& e : v) s += e->tx.sender;
+    return s;
+  };
+  CHECK(names(pool.ReapMax(450, 0)) == "bd");
+  CHECK(names(pool.ReapMax(0, 30)) == "aab");
+  CHECK(names(pool.ReapMax(0, 0)) == "aabcd");
+  CHECK(names(pool.ReapMax(1000, 60)) == "aabd");
+}
+
+TEST_CASE("mempool: ReapMax stops after kReapMaxSkips misses in a row", "[mempool]") {
+  PriorityMempool pool(Config{});
+  for (int i = 0; i < PriorityMempool::kReapMaxSkips + 10; ++i) {
+    Add(pool, Tx("s" + std::to_string(i), 0, 2000 - i, 200));
+  }
+  Add(pool, Tx("small", 0, 0, 10));  // last in reap order
+  CHECK(pool.ReapMax(100, 0).empty());
+  // With one fitting tx before the run of misses ends, the count starts again.
+  Add(pool, Tx("tiny", 0, 1995, 10));
+  CHECK(pool.ReapMax(100, 0).size() == 1);
+}
+
+TEST_CASE("mempool: Update removes included txs, moves bases and re-derives ready",
+          "[mempool]") {
+  PriorityMempool pool(Config{});
+  const EntryPtr a0 = Add(pool, Tx("a", 0, 1));
+  const EntryPtr a1 = Add(pool, Tx("a", 1, 1));
+  const EntryPtr a2 = Add(pool, Tx("a", 2, 1));
+  const EntryPtr b0 = Add(pool, Tx("b", 0, 1));
+  const EntryPtr b1 = Add(pool, Tx("b", 1, 1));
+  const EntryPtr c5 = Add(pool, Tx("c", 5, 1));  // parked: c's base is 0
+  const EntryPtr u = Add(pool, Unordered("d", 3, 1));
+  CHECK(pool.stats().parked == 1);
+
+  // Block: a/0, b/0 and the unordered tx were included; a's sequence is now 2 (a/1 went in
+  // through another node's proposal, so it is stale here), b's 1, c's 5.
+  const auto removed = pool.Update(2, 2000, {a0->tx.hash, b0->tx.hash, u->tx.hash},
+                                   {{"a", 2}, {"b", 1}, {"c", 5}, {"nobody", 9}});
+  REQUIRE(removed.size() == 4);
+  CHECK(removed[0] == std::make_pair(a0, RemoveReason::kIncluded));
+  CHECK(removed[1] == std::make_pair(b0, RemoveReason::kIncluded));
+  CHECK(removed[2] == std::make_pair(u, RemoveReason::kIncluded));
+  CHECK(removed[3] == std::make_pair(a1, RemoveReason::kStaleNonce));
+  CHECK(pool.RemovalReasonOf(a1->tx.hash) == RemoveReason::kStaleNonce);
+  CHECK(pool.RemovalReasonOf(a0->tx.hash) == RemoveReason::kIncluded);
+  const Stats s = pool.stats();
+  CHECK(s.size == 3);
+  CHECK(s.parked == 0);
+  CHECK(s.senders == 3);
+  CHECK(s.removed[static_cast<int>(RemoveReason::kIncluded)] == 3);
+  CHECK(s.removed[static_cast<int>(RemoveReason::kStaleNonce)] == 1);
+  CHECK(ReapAll(pool) == std::vector<std::string>{"a/2", "b/1", "c/5"});
+  CHECK(!pool.IsParked(c5->tx.hash));
+
+  // Without its new base, a sender whose first tx was included is parked until told.
+  Add(pool, Tx("a", 3, 1), 2);
+  pool.Update(3, 3000, {a2->tx.hash}, {});
+  CHECK(pool.stats().parked == 1);
+  CHECK(ReapAll(pool) == std::vector<std::string>{"b/1", "c/5"});
+  pool.Update(4, 4000, {}, {{"a", 3}});
+  CHECK(pool.stats().parked == 0);
+  (void)b1;
+}
+
+TEST_CASE("mempool: Insert with a higher base removes stale txs and may promote", "[mempool]") {
+  PriorityMempool pool(Config{});
+  const EntryPtr a0 = Add(pool, Tx("a", 0, 1));
+  const EntryPtr a3 = Add(pool, Tx("a", 3, 1));  // parked
+  InsertResult r = pool.Insert(Tx("a", 4, 1), 3, 1, 1);  // the chain moved on to 3
+  REQUIRE(r.ok);
+  CHECK(Hashes(r.stale) == Hashes({a0}));
+  CHECK(Hashes(r.promoted) == Hashes({a3}));
+  CHECK(!r.parked);
+  CHECK(pool.stats().removed[static_cast<int>(RemoveReason::kStaleNonce)] == 1);
+  CHECK(pool.stats().parked == 0);
+  // Even a rejected tx moves the base (the caller's committed state is a fact).
+  r = pool.Insert(Tx("a", 4, 1), 5, 1, 1);
+  CHECK(r.reject == RejectReason::kNonceTooLow);
+  CHECK(r.stale.size() == 2);
+  CHECK(pool.stats().size == 0);
+  CHECK(pool.stats().senders == 0);
+}
+
+TEST_CASE("mempool: TTL by blocks and by time, at the boundaries", "[mempool]") {
+  Config c;
+  c.ttl_blocks = 2;
+  c.ttl_nanos = 1000;
+  PriorityMempool pool(c);
+  TxInfo t = Tx("a", 0, 1);
+  const Hash ha = t.hash;
+  REQUIRE(pool.Insert(std::move(t), 0, 10, 5000).ok);
+  t = Tx("b", 0, 1);
+  const Hash hb = t.hash;
+  REQUIRE(pool.Insert(std::move(t), 0, 11, 5500).ok);
+
+  CHECK(pool.PurgeExpired(12, 6000).empty());  // exactly 2 blocks and 1000 ns: kept
+  auto removed = pool.PurgeExpired(13, 6000);  // a: 3 blocks
+  REQUIRE(removed.size() == 1);
+  CHECK(removed[0].first->tx.hash == ha);
+  CHECK(removed[0].second == RemoveReason::kExpiredBlocks);
+  CHECK(pool.PurgeExpired(13, 6500).empty());  // b: 2 blocks, 1000 ns
+  removed = pool.PurgeExpired(13, 6501);
+  REQUIRE(removed.size() == 1);
+  CHECK(removed[0].first->tx.hash == hb);
+  CHECK(removed[0].second == RemoveReason::kExpiredTime);
+  CHECK(pool.RemovalReasonOf(hb) == RemoveReason::kExpiredTime);
+
+  // Both exceeded: blocks is reported. Update purges too.
+  t = Tx("c", 0, 1);
+  const Hash hc = t.hash;
+  REQUIRE(pool.Insert(std::move(t), 0, 20, 10000).ok);
+  removed = pool.Update(30, 99999, {}, {});
+  REQUIRE(removed.size() == 1);
+  CHECK(removed[0].second == RemoveReason::kExpiredBlocks);
+  CHECK(pool.stats().removed[static_cast<int>(RemoveReason::kExpiredBlocks)] == 2);
+  CHECK(pool.stats().removed[static_cast<int>(RemoveReason::kExpiredTime)] == 1);
+  (void)hc;
+}
+
+TEST_CASE("mempool: TTL off keeps everything; a clock going back is clamped", "[mempool]") {
+  PriorityMempool pool(Config{});
+  REQUIRE(pool.Insert(Tx("a", 0, 1), 0, 10, 5000).ok);
+  REQUIRE(pool.Insert(Tx("b", 0, 1), 0, 9, 4000).ok);
+  CHECK(pool.FindOrdered("b", 0)->arrival_height == 10);
+  CHECK(pool.FindOrdered("b", 0)->arrival_time == 5000);
+  CHECK(pool.PurgeExpired(1'000'000, 1'000'000'000).empty());
+}
+
+TEST_CASE("mempool: expiry follows arrival, not nonce", "[mempool]") {
+  Config c;
+  c.ttl_blocks = 1;
+  PriorityMempool pool(c);
+  REQUIRE(pool.Insert(Tx("a", 1, 1), 0, 1, 0).ok);  // arrives first, parked
+  REQUIRE(pool.Insert(Tx("a", 0, 1), 0, 2, 0).ok);  // promotes a/1
+  CHECK(pool.stats().parked == 0);
+  const auto removed = pool.PurgeExpired(3, 0);  // a/1 is 2 blocks old
+  REQUIRE(removed.size() == 1);
+  CHECK(removed[0].first->tx.nonce == 1);
+  CHECK(ReapAll(pool) == std::vector<std::string>{"a/0"});
+}
+
+TEST_CASE("mempool: RemovalReasonOf remembers a bounded number of removals", "[mempool]") {
+  Config c;
+  c.recent_removals = 2;
+  PriorityMempool pool(c);
+  std::vector<EntryPtr> e;
+  for (int i = 0; i < 3; ++i) e.push_back(Add(pool, Tx("s" + std::to_string(i), 0, 1)));
+  CHECK(!pool.RemovalReasonOf(e[0]->tx.hash));
+  pool.Remove(e[0]->tx.hash, RemoveReason::kRecheckFailed);
+  pool.Remove(e[1]->tx.hash, RemoveReason::kIncluded);
+  CHECK(pool.RemovalReasonOf(e[0]->tx.hash) == RemoveReason::kRecheckFailed);
+  pool.Remove(e[2]->tx.hash, RemoveReason::kEvicted);
+  CHECK(!pool.RemovalReasonOf(e[0]->tx.hash));  // the oldest is forgotten
+  CHECK(pool.RemovalReasonOf(e[1]->tx.hash) == RemoveReason::kIncluded);
+  CHECK(pool.RemovalReasonOf(e[2]->tx.hash) == RemoveReason::kEvicted);
+  // The same tx removed twice: the latest reason, and its older record does not evict it.
+  REQUIRE(pool.Insert(e[1]->tx, 0, 1, 1).ok);
+  pool.Remove(e[1]->tx.hash, RemoveReason::kRecheckFailed);
+  CHECK(pool.RemovalReasonOf(e[1]->tx.hash) == RemoveReason::kRecheckFailed);
+  CHECK(pool.RemovalReasonOf(e[2]->tx.hash) == RemoveReason::kEvicted);
+
+  c.recent_removals = 0;
+  PriorityMempool none(c);
+  const EntryPtr x = Add(none, Tx("x", 0, 1));
+  none.Remove(x->tx.hash, RemoveReason::kIncluded);
+  CHECK(!none.RemovalReasonOf(x->tx.hash));
+}
+
+TEST_CASE("mempool: RecheckOrder groups by sender in order of oldest arrival", "[mempool]") {
+  PriorityMempool pool(Config{});
+  Add(pool, Tx("b", 1, 1));        // b is the oldest sender (parked tx included)
+  Add(pool, Unordered("a", 9, 1));
+  Add(pool, Tx("b", 0, 1));
+  Add(pool, Tx("a", 0, 1));
+  Add(pool, Unordered("b", 7, 1));
+  Add(pool, Unordered("b", 3, 1));
+  std::vector<std::string> got;
+  for (const auto& e : pool.RecheckOrder()) {
+    got.push_back(e->tx.sender + (e->tx.unordered ? "u" : "") + std::to_string(e->tx.nonce));
+  }
+  CHECK(got == std::vector<std::string>{"b0", "b1", "bu7", "bu3", "a0", "au9"});
+}
+
+TEST_CASE("mempool: unordered txs are independent entries", "[mempool]") {
+  PriorityMempool pool(Small(3));
+  Add(pool, Unordered("a", 5, 10));
+  Add(pool, Unordered("a", 5, 20));  // same timeout, different tx: both kept
+  Add(pool, Tx("a", 0, 30));
+  // An unordered tx is on the frontier by itself: the cheapest unordered one goes.
+  InsertResult r = pool.Insert(Unordered("b", 1, 15), 0, 1, 1);
+  REQUIRE(r.ok);
+  CHECK(r.evicted[0]->tx.priority == 10);
+  CHECK(ReapAll(pool) == std::vector<std::string>{"a/0", "a/u5", "b/u1"});
+}
+
+TEST_CASE("mempool: entries outlive their removal", "[mempool]") {
+  EntryPtr kept;
+  {
+    PriorityMempool pool(Config{});
+    kept = Add(pool, Tx("a", 0, 1, 42));
+    pool.Remove(kept->tx.hash, RemoveReason::kIncluded);
+    Add(pool, Tx("b", 0, 1));  // still in the pool when the pool goes
+  }
+  CHECK(kept->tx.bytes.size() == 42);
+}
+
+// One thread inserts (with evictions, replacements and removals) while another reaps over and
+// over with a mix of verdicts; each reap must offer a sender's ordered txs in increasing nonce
+// order and never the same tx twice.
+TEST_CASE("mempool: reaping while another thread inserts", "[mempool]") {
+  Config c;
+  c.max_txs = 400;
+  c.max_txs_per_sender = 16;
+  PriorityMempool pool(c);
+  constexpr int kSenders = 60;
+  std::atomic<bool> done{false};
+  std::atomic<int> reaps{0};
+  std::thread writer([&] {
+    std::mt19937_64 rng(7);
+    std::vector<std::uint64_t> next(kSenders, 0);
+    for (int i = 0; i < 20000; ++i) {
+      const int s = static_cast<int>(rng() % kSenders);
+      const std::string sender = "s" + std::to_string(s);
+      const auto op = rng() % 10;
+      if (op < 6) {
+        pool.Insert(Tx(sender, next[s]++, static_cast<std::int64_t>(rng() % 1000), 50), 0, 1,
+                    1);
+      } else if (op < 7) {
+        pool.Insert(Unordered(sender, rng(), static_cast<std::int64_t>(rng() % 1000), 50), 0, 1,
+                    1);
+      } else if (op < 8 && next[s] > 0) {  // replace a recent nonce
+        pool.Insert(Tx(sender, next[s] - 1, 2000, 50), 0, 1, 1);
+      } else if (op < 9) {  // "include" the sender's first txs
+        std::vector<Hash> included;
+        if (EntryPtr e = pool.FindOrdered(sender, next[s] > 3 ? next[s] - 3 : 0)) {
+          included.push_back(e->tx.hash);
+        }
+        pool.Update(1, 1, included, {{sender, next[s] > 3 ? next[s] - 2 : 0}});
+      } else if (EntryPtr e = pool.FindOrdered(sender, next[s] > 0 ? next[s] - 1 : 0)) {
+        pool.Remove(e->tx.hash, RemoveReason::kRecheckFailed);
+      }
+      if (i % 64 == 0) std::this_thread::yield();
+    }
+    done = true;
+  });
+  std::mt19937_64 rng(11);
+  bool ok = true;
+  while (!done || reaps < 3) {
+    std::set<Hash> seen;
+    std::map<std::string, std::uint64_t> last_nonce;
+    std::size_t visited = 0;
+    pool.Reap([&](const EntryPtr& e) {
+      if (!seen.insert(e->tx.hash).second) ok = false;  // offered twice
+      if (!e->tx.unordered) {
+        auto it = last_nonce.find(e->tx.sender);
+        if (it != last_nonce.end() && e->tx.nonce <= it->second) ok = false;
+      }
+      if (++visited % 50 == 0) std::this_thread::yield();
+      const auto v = rng() % 20;
+      if (v == 0) return Verdict::kSkip;
+      if (!e->tx.unordered) last_nonce[e->tx.sender] = e->tx.nonce;
+      return v == 1 && visited > 300 ? Verdict::kStop : Verdict::kTake;
+    });
+    ++reaps;
+  }
+  writer.join();
+  CHECK(ok);
+  CHECK(reaps >= 3);
+  const Stats s = pool.stats();
+  CHECK(s.size <= 400);
+  std::size_t bytes = 0;
+  for (const auto& e : pool.RecheckOrder()) bytes += e->tx.bytes.size();
+  CHECK(bytes == s.bytes);
+  CHECK(pool.RecheckOrder().size() == s.size);
+}
+
+}  // namespace
+}  // namespace kairos::mempool
