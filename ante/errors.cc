@@ -58,6 +58,25 @@ TxStatus TxStatus::Error(std::uint32_t code, std::string_view msg) {
   return s;
 }
 
+TxStatus TxStatus::ModuleError(std::string_view codespace, std::uint32_t code,
+                               std::string_view description, std::string_view msg) {
+  TxStatus s;
+  s.code_ = code;
+  s.codespace_ = codespace;
+  s.message_ = std::string(msg);
+  s.log_ = s.message_;
+  s.log_ += ": ";
+  s.log_ += description;
+  return s;
+}
+
+TxStatus TxStatus::Wrapped(std::string_view prefix) const {
+  TxStatus s = *this;
+  s.message_.insert(0, prefix);
+  s.log_.insert(0, prefix);
+  return s;
+}
+
 TxStatus TxStatus::FromStore(const Status& s) {
   if (s.code() == Status::Code::kInvalidArgument) return Error(kInvalidRequest, s.message());
   TxStatus t = Error(kLogic, "store failure: " + s.ToString());

@@ -52,6 +52,13 @@ class [[nodiscard]] TxStatus {
   static TxStatus OK() { return {}; }
   // log = "<msg>: <description of code>", as the SDK's wrapped errors print.
   static TxStatus Error(std::uint32_t code, std::string_view msg);
+  // An error of a module's own codespace (e.g. "locks"), whose codes mean something only there:
+  // log = "<msg>: <description>". REQUIRES: `codespace` is a string literal (it is kept as a
+  // view).
+  static TxStatus ModuleError(std::string_view codespace, std::uint32_t code,
+                              std::string_view description, std::string_view msg);
+  // The same error with `prefix` put before its message and its log.
+  TxStatus Wrapped(std::string_view prefix) const;
   // A store error during a tx. InvalidArgument (a key or value over the chain's size limits)
   // is the tx's fault: code 18. Anything else (I/O error, corruption) is not: the status is a
   // store failure, and the node must stop.
@@ -63,12 +70,13 @@ class [[nodiscard]] TxStatus {
   const std::string& log() const { return log_; }
   // The log without the trailing ": <description>", for wrapping in another message.
   const std::string& message() const { return message_; }
-  std::string_view codespace() const { return ok() ? std::string_view() : "sdk"; }
+  std::string_view codespace() const { return ok() ? std::string_view() : codespace_; }
 
  private:
   std::uint32_t code_ = kOk;
   std::string log_;
   std::string message_;
+  std::string_view codespace_ = "sdk";  // a string literal's, for every codespace
   bool store_failure_ = false;
 };
 

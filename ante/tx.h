@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -30,7 +31,68 @@ struct MsgSend {
   Coins amount;
 };
 
-using Msg = std::variant<MsgSend>;
+// kairos.locks.v1.Slot: a shared variable and, for a map variable, an element key ("" names the
+// resource's single variable).
+struct LockSlot {
+  std::string resource;
+  std::string key;
+  bool operator==(const LockSlot&) const = default;
+};
+
+// kairos.locks.v1 messages (app/locks). `sender_address` is the bech32 as sent, `sender` the
+// raw 20-byte address the decoder took from it; likewise for the other addresses.
+struct MsgLocksRegister {
+  std::string sender_address;
+  std::string sender;
+};
+
+struct MsgLocksRefundRegistration {
+  std::string sender_address;
+  std::string sender;
+  std::string address_bech32;
+  std::string address;
+};
+
+struct MsgLocksAcquire {
+  std::string sender_address;
+  std::string sender;
+  std::vector<LockSlot> slots;
+  Uint256 max_deposit = 0;
+};
+
+enum class LockWriteOp { kUnspecified = 0, kSet = 1, kAdd = 2 };
+
+struct MsgLocksWrite {
+  std::string sender_address;
+  std::string sender;
+  LockSlot slot;
+  LockWriteOp op = LockWriteOp::kUnspecified;
+  std::int64_t value = 0;  // the new value (kSet) or the signed delta (kAdd)
+  Uint256 max_deposit = 0;
+};
+
+struct MsgLocksRelease {
+  std::string sender_address;
+  std::string sender;
+  std::string holder_address;
+  std::string holder;
+};
+
+using Msg = std::variant<MsgSend, MsgLocksRegister, MsgLocksRefundRegistration, MsgLocksAcquire,
+                         MsgLocksWrite, MsgLocksRelease>;
+
+// The one signer of a message (raw address bytes): MsgSend's from, every other one's sender.
+inline const std::string& SignerOf(const Msg& msg) {
+  return std::visit(
+      [](const auto& m) -> const std::string& {
+        if constexpr (std::is_same_v<std::decay_t<decltype(m)>, MsgSend>) {
+          return m.from;
+        } else {
+          return m.sender;
+        }
+      },
+      msg);
+}
 
 struct SignerInfo {
   std::optional<PubKey> public_key;  // may be absent once the account has a key in state

@@ -23,9 +23,16 @@ Result<ante::Uint256> ParseStored(const std::string& value, std::string_view wha
 
 }  // namespace
 
+std::string ModuleAddress(std::string_view name) { return crypto::Sha256(name).substr(0, 20); }
+
 const std::string& FeeCollectorAddress() {
-  static const std::string address = crypto::Sha256("fee_collector").substr(0, 20);
+  static const std::string address = ModuleAddress("fee_collector");
   return address;
+}
+
+bool IsBlockedRecipient(std::string_view address) {
+  static const std::string locks_escrow = ModuleAddress("locks");
+  return address == FeeCollectorAddress() || address == locks_escrow;
 }
 
 std::string BankKeeper::BalancePrefix(std::string_view address) {
@@ -137,6 +144,33 @@ TxStatus BankKeeper::Move(store::KvStore& kv, std::string_view from, std::string
   return TxStatus::OK();
 }
 
+TxStatus BankKeeper::Burn(ante::Context& ctx, std::string_view from,
+                          const ante::Coins& amount) const {
+  store::KvStore& kv = *ctx.store;
+  for (const ante::Coin& c : amount.coins()) {
+    auto have = GetBalance(kv, from, c.denom);
+    if (!have.ok()) return TxStatus::FromStore(have.status());
+    auto supply = GetSupply(kv, c.denom);
+    if (!supply.ok()) return TxStatus::FromStore(supply.status());
+    if (*have < c.amount || *supply < c.amount) {
+      return TxStatus::Error(ante::kInsufficientFunds,
+                             "burning: spendable balance " + ante::ToString(*have) + c.denom +
+                                 " is smaller than " + ante::ToString(c.amount) + c.denom);
+    }
+    if (Status s = SetBalance(kv, from, {c.denom, *have - c.amount}); !s.ok()) {
+      return TxStatus::FromStore(s);
+    }
+    if (Status s = kv.Set(SupplyKey(c.denom), ante::ToString(*supply - c.amount)); !s.ok()) {
+      return TxStatus::FromStore(s);
+    }
+  }
+  const std::string burner = crypto::EncodeAccountAddress(from);
+  const std::string coins = amount.ToString();
+  ctx.Emit("coin_spent", {{"spender", burner}, {"amount", coins}});
+  ctx.Emit("burn", {{"burner", burner}, {"amount", coins}});
+  return TxStatus::OK();
+}
+
 TxStatus BankKeeper::DeductFee(store::KvStore& kv, std::string_view payer,
                                const ante::Coins& fee) const {
   auto acc = auth_.GetAccount(kv, payer);
@@ -185,7 +219,7 @@ TxStatus ValidateMsgSend(const ante::MsgSend& msg) {
 TxStatus BankKeeper::HandleMsgSend(ante::Context& ctx, const ante::MsgSend& msg,
                                    std::size_t msg_index) const {
   if (TxStatus s = ValidateMsgSend(msg); !s.ok()) return s;
-  if (msg.to == FeeCollectorAddress()) {
+  if (IsBlockedRecipient(msg.to)) {
     return TxStatus::Error(ante::kUnauthorized,
                            msg.to_address + " is not allowed to receive funds");
   }

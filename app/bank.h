@@ -21,9 +21,13 @@
 
 namespace kairos::app {
 
-// The fee collector module account: SHA-256("fee_collector")[:20], as the SDK derives module
-// addresses. It cannot receive MsgSend transfers.
+// A module account's address: SHA-256(name)[:20], as the SDK derives module addresses.
+std::string ModuleAddress(std::string_view name);
+// The fee collector module account ("fee_collector"). It cannot receive MsgSend transfers.
 const std::string& FeeCollectorAddress();
+// The module accounts MsgSend cannot pay into (the SDK's blocked addresses): the fee collector
+// and the locks escrow ("locks", whose balance must equal the deposits and bonds it holds).
+bool IsBlockedRecipient(std::string_view address);
 
 class BankKeeper final : public ante::BankKeeper {
  public:
@@ -46,6 +50,10 @@ class BankKeeper final : public ante::BankKeeper {
   // Moves coins; creates the recipient's account if it has none. Code 5 naming both amounts.
   ante::TxStatus Send(ante::Context& ctx, std::string_view from, std::string_view to,
                       const ante::Coins& amount) const;
+
+  // Takes coins out of `from` and out of the supply (the SDK's BurnCoins), with its events.
+  // Code 5 when the balance is short.
+  ante::TxStatus Burn(ante::Context& ctx, std::string_view from, const ante::Coins& amount) const;
 
   ante::TxStatus DeductFee(store::KvStore& kv, std::string_view payer,
                            const ante::Coins& fee) const override;

@@ -7,7 +7,9 @@
 //             "accounts": [{"address": "kairos1..."}]},
 //    "bank": {"denom": "stake",
 //             "balances": [{"address": "kairos1...",
-//                           "coins": [{"denom": "stake", "amount": "1000"}]}]}}
+//                           "coins": [{"denom": "stake", "amount": "1000"}]}]},
+//    "locks": {"params": {...}, "sessions": [...], "last_session_ends": [...],
+//              "registrations": [...], "vars": [...]}}   (format: app/locks/genesis.h)
 //
 // Every part is optional: an empty app_state (CometBFT's default) is a chain with the default
 // params, the denom "stake" and no accounts. Unknown keys are errors (a typo must not silently
@@ -23,6 +25,7 @@
 
 #include "ante/coins.h"
 #include "ante/keepers.h"
+#include "app/locks/genesis.h"
 #include "store/status.h"
 
 namespace kairos::app {
@@ -37,6 +40,7 @@ struct Genesis {
   std::vector<std::string> accounts;  // raw addresses
   std::string denom = "stake";
   std::vector<GenesisBalance> balances;
+  locks::GenesisState locks;
 };
 
 // InvalidArgument naming the JSON path of the first problem, e.g.

@@ -24,6 +24,7 @@
 #include "cosmos/tx/v1beta1/tx.pb.h"
 #include "crypto/bech32.h"
 #include "crypto/hash.h"
+#include "kairos/locks/v1/tx.pb.h"
 
 namespace kairos::app {
 namespace {
@@ -87,6 +88,34 @@ constexpr FieldSpec kMsgSendFields[] = {
     {2, "to_address", Kind::kString},
     {3, "amount", Kind::kMessage, true},
 };
+constexpr FieldSpec kLockSlotFields[] = {
+    {1, "resource", Kind::kString},
+    {2, "key", Kind::kString},
+};
+constexpr FieldSpec kMsgLocksRegisterFields[] = {
+    {1, "sender", Kind::kString},
+};
+constexpr FieldSpec kMsgLocksRefundRegistrationFields[] = {
+    {1, "sender", Kind::kString},
+    {2, "address", Kind::kString},
+};
+constexpr FieldSpec kMsgLocksAcquireFields[] = {
+    {1, "sender", Kind::kString},
+    {2, "slots", Kind::kMessage, true},
+    {3, "max_deposit", Kind::kString},
+};
+constexpr FieldSpec kMsgLocksWriteFields[] = {
+    {1, "sender", Kind::kString},
+    {2, "resource", Kind::kString},
+    {3, "key", Kind::kString},
+    {4, "op", Kind::kInt32},
+    {5, "value", Kind::kInt64},
+    {6, "max_deposit", Kind::kString},
+};
+constexpr FieldSpec kMsgLocksReleaseFields[] = {
+    {1, "sender", Kind::kString},
+    {2, "holder", Kind::kString},
+};
 constexpr FieldSpec kCoinFields[] = {
     {1, "denom", Kind::kString},
     {2, "amount", Kind::kString},
@@ -124,6 +153,13 @@ constexpr MessageSpec kAny{"Any", kAnyFields};
 constexpr MessageSpec kTimestamp{"Timestamp", kTimestampFields};
 constexpr MessageSpec kMsgSend{"MsgSend", kMsgSendFields};
 constexpr MessageSpec kCoin{"Coin", kCoinFields};
+constexpr MessageSpec kLockSlot{"Slot", kLockSlotFields};
+constexpr MessageSpec kMsgLocksRegister{"MsgRegister", kMsgLocksRegisterFields};
+constexpr MessageSpec kMsgLocksRefundRegistration{"MsgRefundRegistration",
+                                                  kMsgLocksRefundRegistrationFields};
+constexpr MessageSpec kMsgLocksAcquire{"MsgAcquire", kMsgLocksAcquireFields};
+constexpr MessageSpec kMsgLocksWrite{"MsgWrite", kMsgLocksWriteFields};
+constexpr MessageSpec kMsgLocksRelease{"MsgRelease", kMsgLocksReleaseFields};
 constexpr MessageSpec kAuthInfo{"AuthInfo", kAuthInfoFields};
 constexpr MessageSpec kSignerInfo{"SignerInfo", kSignerInfoFields};
 constexpr MessageSpec kModeInfo{"ModeInfo", kModeInfoFields};
@@ -292,6 +328,13 @@ class Decoder {
                  std::string_view* value);
   bool DecodeMsg(std::string_view data, const Path& path, ante::Tx& tx);
   bool DecodeMsgSend(std::string_view data, const Path& path, ante::MsgSend& msg);
+  // The kairos.locks.v1 messages (app/locks).
+  bool DecodeLocksMsg(std::string_view type_url, std::string_view data, const Path& path,
+                      ante::Msg* out);
+  bool DecodeLockSlot(std::string_view data, const Path& path, ante::LockSlot& slot);
+  // A decimal amount field ("" is 0; "0" is a second encoding of it and is refused).
+  bool DecodeAmountField(std::string_view text, const Path& path, std::string_view field,
+                         ante::Uint256* out);
   bool DecodeCoin(std::string_view data, const Path& path, std::vector<ante::Coin>& out);
   bool MakeCoins(std::vector<ante::Coin> coins, const Path& path, ante::Coins* out);
   bool DecodeTimestamp(std::string_view data, const Path& path, std::int64_t* unix_nanos);
@@ -436,7 +479,7 @@ bool Decoder::DecodeTxRaw(std::string_view raw, ante::Tx& tx) {
 
   // GetSigners: unique message signers in order, then the fee payer if not among them.
   for (const ante::Msg& msg : tx.msgs) {
-    const std::string& signer = std::get<ante::MsgSend>(msg).from;
+    const std::string& signer = ante::SignerOf(msg);
     if (std::find(tx.signers.begin(), tx.signers.end(), signer) == tx.signers.end()) {
       tx.signers.push_back(signer);
     }
@@ -501,8 +544,137 @@ bool Decoder::DecodeMsg(std::string_view data, const Path& path, ante::Tx& tx) {
     tx.msg_type_urls.emplace_back(type_url);
     return true;
   }
+  if (type_url.starts_with(kLocksTypeUrlPrefix)) {
+    ante::Msg msg;
+    if (!DecodeLocksMsg(type_url, value, path, &msg)) return false;
+    tx.msgs.push_back(std::move(msg));
+    tx.msg_type_urls.emplace_back(type_url);
+    return true;
+  }
   return Fail(ante::kTxDecode, "unable to resolve type URL " + Quote(type_url) + " in " +
                                    path.Render());
+}
+
+bool Decoder::DecodeLocksMsg(std::string_view type_url, std::string_view data, const Path& path,
+                             ante::Msg* out) {
+  // Every locks message starts with `sender` (#1); the rest are strings, except Acquire's
+  // slots, Write's op and value.
+  std::string_view sender, second;
+  auto read_strings = [&](const MessageSpec& spec) {
+    return Walk(data, spec, path, [&](const FieldSpec& f, std::uint64_t, std::string_view b) {
+      (f.number == 1 ? sender : second) = b;
+      return true;
+    });
+  };
+  // Register, RefundRegistration and Release hold only addresses: sender and maybe #2.
+  auto addresses = [&](const MessageSpec& spec, auto m, std::string_view second_what,
+                       std::string decltype(m)::*second_text,
+                       std::string decltype(m)::*second_raw) {
+    if (!read_strings(spec)) return false;
+    m.sender_address = std::string(sender);
+    if (!DecodeAddress(sender, path, "sender", &m.sender)) return false;
+    if (second_raw != nullptr) {
+      m.*second_text = std::string(second);
+      if (!DecodeAddress(second, path, second_what, &(m.*second_raw))) return false;
+    }
+    *out = std::move(m);
+    return true;
+  };
+  if (type_url == kMsgLocksRegisterTypeUrl) {
+    return addresses(kMsgLocksRegister, ante::MsgLocksRegister{}, "", nullptr, nullptr);
+  }
+  if (type_url == kMsgLocksRefundRegistrationTypeUrl) {
+    using M = ante::MsgLocksRefundRegistration;
+    return addresses(kMsgLocksRefundRegistration, M{}, "registration", &M::address_bech32,
+                     &M::address);
+  }
+  if (type_url == kMsgLocksReleaseTypeUrl) {
+    using M = ante::MsgLocksRelease;
+    return addresses(kMsgLocksRelease, M{}, "holder", &M::holder_address, &M::holder);
+  }
+  if (type_url == kMsgLocksAcquireTypeUrl) {
+    ante::MsgLocksAcquire m;
+    std::string_view max_deposit;
+    int slot_index = 0;
+    bool ok = Walk(data, kMsgLocksAcquire, path,
+                   [&](const FieldSpec& f, std::uint64_t, std::string_view b) {
+                     switch (f.number) {
+                       case 1: sender = b; return true;
+                       case 2:
+                         return DecodeLockSlot(b, Path{&path, "slots", slot_index++},
+                                               m.slots.emplace_back());
+                       case 3: max_deposit = b; return true;
+                     }
+                     return true;
+                   });
+    if (!ok) return false;
+    m.sender_address = std::string(sender);
+    if (!DecodeAddress(sender, path, "sender", &m.sender)) return false;
+    if (!DecodeAmountField(max_deposit, path, "MsgAcquire.max_deposit", &m.max_deposit)) {
+      return false;
+    }
+    *out = std::move(m);
+    return true;
+  }
+  if (type_url == kMsgLocksWriteTypeUrl) {
+    ante::MsgLocksWrite m;
+    std::string_view max_deposit;
+    std::uint64_t op = 0;
+    bool ok = Walk(data, kMsgLocksWrite, path,
+                   [&](const FieldSpec& f, std::uint64_t v, std::string_view b) {
+                     switch (f.number) {
+                       case 1: sender = b; break;
+                       case 2: m.slot.resource = std::string(b); break;
+                       case 3: m.slot.key = std::string(b); break;
+                       case 4: op = v; break;
+                       case 5: m.value = static_cast<std::int64_t>(v); break;
+                       case 6: max_deposit = b; break;
+                     }
+                     return true;
+                   });
+    if (!ok) return false;
+    if (op != static_cast<std::uint64_t>(ante::LockWriteOp::kSet) &&
+        op != static_cast<std::uint64_t>(ante::LockWriteOp::kAdd)) {
+      return Fail(ante::kTxDecode,
+                  path.Render() + ": MsgWrite.op (#4): unknown WriteOp " +
+                      std::to_string(static_cast<std::int32_t>(static_cast<std::uint32_t>(op))) +
+                      " (1 set, 2 add)");
+    }
+    m.op = static_cast<ante::LockWriteOp>(op);
+    m.sender_address = std::string(sender);
+    if (!DecodeAddress(sender, path, "sender", &m.sender)) return false;
+    if (!DecodeAmountField(max_deposit, path, "MsgWrite.max_deposit", &m.max_deposit)) {
+      return false;
+    }
+    *out = std::move(m);
+    return true;
+  }
+  return Fail(ante::kTxDecode, "unable to resolve type URL " + Quote(type_url) + " in " +
+                                   path.Render());
+}
+
+bool Decoder::DecodeLockSlot(std::string_view data, const Path& path, ante::LockSlot& slot) {
+  return Walk(data, kLockSlot, path, [&](const FieldSpec& f, std::uint64_t, std::string_view b) {
+    (f.number == 1 ? slot.resource : slot.key) = std::string(b);
+    return true;
+  });
+}
+
+bool Decoder::DecodeAmountField(std::string_view text, const Path& path, std::string_view field,
+                                ante::Uint256* out) {
+  *out = 0;
+  if (text.empty()) return true;
+  Result<ante::Uint256> parsed = ante::ParseAmount(text);
+  if (!parsed.ok()) {
+    return Fail(ante::kTxDecode, path.Render() + ": " + std::string(field) + " \"" + Quote(text) +
+                                     "\": " + parsed.status().message());
+  }
+  if (*parsed == 0) {
+    return Fail(ante::kTxDecode, path.Render() + ": " + std::string(field) +
+                                     " \"0\": zero is written as the empty string");
+  }
+  *out = *parsed;
+  return true;
 }
 
 bool Decoder::DecodeMsgSend(std::string_view data, const Path& path, ante::MsgSend& msg) {
@@ -744,6 +916,72 @@ std::string PublicKeyOf(const SignerKey& key) {
   return *pub;
 }
 
+// An address as the message carries it: the bech32 text when set, else that of the raw bytes.
+std::string Bech32Of(const std::string& text, const std::string& raw) {
+  return text.empty() ? crypto::EncodeAccountAddress(raw) : text;
+}
+
+std::string AmountText(const ante::Uint256& v) {
+  return v == 0 ? std::string() : ante::ToString(v);
+}
+
+void SetSlot(const ante::LockSlot& slot, kairos::locks::v1::Slot* pb) {
+  pb->set_resource(slot.resource);
+  pb->set_key(slot.key);
+}
+
+void PackMsg(const ante::Msg& msg, google::protobuf::Any* any) {
+  std::visit(
+      [&](const auto& m) {
+        using T = std::decay_t<decltype(m)>;
+        namespace lpb = kairos::locks::v1;
+        if constexpr (std::is_same_v<T, ante::MsgSend>) {
+          cosmos::bank::v1beta1::MsgSend pb;
+          pb.set_from_address(Bech32Of(m.from_address, m.from));
+          pb.set_to_address(Bech32Of(m.to_address, m.to));
+          SetCoins(m.amount, pb.mutable_amount());
+          any->set_type_url(std::string(kMsgSendTypeUrl));
+          any->set_value(SerializeDeterministic(pb));
+        } else if constexpr (std::is_same_v<T, ante::MsgLocksRegister>) {
+          lpb::MsgRegister pb;
+          pb.set_sender(Bech32Of(m.sender_address, m.sender));
+          any->set_type_url(std::string(kMsgLocksRegisterTypeUrl));
+          any->set_value(SerializeDeterministic(pb));
+        } else if constexpr (std::is_same_v<T, ante::MsgLocksRefundRegistration>) {
+          lpb::MsgRefundRegistration pb;
+          pb.set_sender(Bech32Of(m.sender_address, m.sender));
+          pb.set_address(Bech32Of(m.address_bech32, m.address));
+          any->set_type_url(std::string(kMsgLocksRefundRegistrationTypeUrl));
+          any->set_value(SerializeDeterministic(pb));
+        } else if constexpr (std::is_same_v<T, ante::MsgLocksAcquire>) {
+          lpb::MsgAcquire pb;
+          pb.set_sender(Bech32Of(m.sender_address, m.sender));
+          for (const ante::LockSlot& slot : m.slots) SetSlot(slot, pb.add_slots());
+          pb.set_max_deposit(AmountText(m.max_deposit));
+          any->set_type_url(std::string(kMsgLocksAcquireTypeUrl));
+          any->set_value(SerializeDeterministic(pb));
+        } else if constexpr (std::is_same_v<T, ante::MsgLocksWrite>) {
+          lpb::MsgWrite pb;
+          pb.set_sender(Bech32Of(m.sender_address, m.sender));
+          pb.set_resource(m.slot.resource);
+          pb.set_key(m.slot.key);
+          pb.set_op(static_cast<lpb::WriteOp>(m.op));
+          pb.set_value(m.value);
+          pb.set_max_deposit(AmountText(m.max_deposit));
+          any->set_type_url(std::string(kMsgLocksWriteTypeUrl));
+          any->set_value(SerializeDeterministic(pb));
+        } else {
+          static_assert(std::is_same_v<T, ante::MsgLocksRelease>);
+          lpb::MsgRelease pb;
+          pb.set_sender(Bech32Of(m.sender_address, m.sender));
+          pb.set_holder(Bech32Of(m.holder_address, m.holder));
+          any->set_type_url(std::string(kMsgLocksReleaseTypeUrl));
+          any->set_value(SerializeDeterministic(pb));
+        }
+      },
+      msg);
+}
+
 }  // namespace
 
 std::variant<ante::Tx, TxError> DecodeTx(std::string_view raw) {
@@ -755,18 +993,7 @@ std::variant<ante::Tx, TxError> DecodeTx(std::string_view raw) {
 
 std::string EncodeTxBody(const TxSpec& spec) {
   cosmos::tx::v1beta1::TxBody body;
-  for (const ante::Msg& msg : spec.msgs) {
-    const auto& send = std::get<ante::MsgSend>(msg);
-    cosmos::bank::v1beta1::MsgSend pb;
-    pb.set_from_address(send.from_address.empty() ? crypto::EncodeAccountAddress(send.from)
-                                                  : send.from_address);
-    pb.set_to_address(send.to_address.empty() ? crypto::EncodeAccountAddress(send.to)
-                                              : send.to_address);
-    SetCoins(send.amount, pb.mutable_amount());
-    google::protobuf::Any* any = body.add_messages();
-    any->set_type_url(std::string(kMsgSendTypeUrl));
-    any->set_value(SerializeDeterministic(pb));
-  }
+  for (const ante::Msg& msg : spec.msgs) PackMsg(msg, body.add_messages());
   body.set_memo(spec.memo);
   body.set_timeout_height(spec.timeout_height);
   body.set_unordered(spec.unordered);

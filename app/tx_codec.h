@@ -1,7 +1,8 @@
 // Tx decoding and building in the Cosmos SDK v0.53 wire format (TxRaw, SIGN_MODE_DIRECT).
 //
 // DecodeTx accepts only the canonical encoding (ADR-027), at every level it reads (TxRaw,
-// TxBody, Any, MsgSend, Coin, Timestamp, AuthInfo, SignerInfo, ModeInfo, PubKey, Fee):
+// TxBody, Any, MsgSend, the kairos.locks.v1 messages and their Slot, Coin, Timestamp, AuthInfo,
+// SignerInfo, ModeInfo, PubKey, Fee):
 // fields in ascending order (a repeated field's elements consecutive), minimal varints, no
 // default scalar written (0, false, ""), no duplicate singular field or oneof member, the wire
 // type of the schema, bools as 1, int32/enums sign-extended, valid UTF-8 in strings, no groups,
@@ -13,7 +14,10 @@
 //   2  ErrTxDecode: any encoding problem above; unknown message or public key type URL
 //      ("unable to resolve type URL ..."); a bad bech32 address ("invalid from address ...",
 //      "invalid to address ...", "invalid fee payer address ...", "invalid fee granter
-//      address ..."); a coin amount that is not a plain decimal < 2^256; a Timestamp outside
+//      address ...", "invalid sender address ...", "invalid holder address ...", "invalid
+//      registration address ..."); a coin amount or a locks max_deposit that is not a plain
+//      decimal < 2^256 (and a max_deposit "0": zero is the empty string); a MsgWrite.op other
+//      than 1 (set) or 2 (add); a Timestamp outside
 //      0001..9999, nanos outside [0, 1e9), or outside the int64 Unix-nanosecond range;
 //      AuthInfo.tip set; a SignerInfo without mode_info.
 //   8  ErrInvalidPubKey: a public key of the wrong length for its type.
@@ -21,7 +25,8 @@
 //      duplicates, zero amounts): ante::Coins cannot hold invalid coins, so this is checked here.
 //   37 ErrNotSupported: multisig ModeInfo, or a sign mode other than SIGN_MODE_DIRECT.
 // Not checked here (the ante's ValidateBasic does): at least one message, signature count,
-// gas_limit <= 2^63-1, a non-empty MsgSend.amount. Extension options are counted, not resolved.
+// gas_limit <= 2^63-1, a non-empty MsgSend.amount, the locks messages' ValidateBasic
+// (app/locks/msgs.h). Extension options are counted, not resolved.
 //
 // Thread-safe (pure functions).
 #pragma once
@@ -43,6 +48,14 @@ struct TxError {
 };
 
 inline constexpr std::string_view kMsgSendTypeUrl = "/cosmos.bank.v1beta1.MsgSend";
+// kairos.locks.v1 (app/locks): the signer of each is its `sender`.
+inline constexpr std::string_view kLocksTypeUrlPrefix = "/kairos.locks.v1.";
+inline constexpr std::string_view kMsgLocksRegisterTypeUrl = "/kairos.locks.v1.MsgRegister";
+inline constexpr std::string_view kMsgLocksRefundRegistrationTypeUrl =
+    "/kairos.locks.v1.MsgRefundRegistration";
+inline constexpr std::string_view kMsgLocksAcquireTypeUrl = "/kairos.locks.v1.MsgAcquire";
+inline constexpr std::string_view kMsgLocksWriteTypeUrl = "/kairos.locks.v1.MsgWrite";
+inline constexpr std::string_view kMsgLocksReleaseTypeUrl = "/kairos.locks.v1.MsgRelease";
 inline constexpr std::string_view kSecp256k1PubKeyTypeUrl = "/cosmos.crypto.secp256k1.PubKey";
 inline constexpr std::string_view kEd25519PubKeyTypeUrl = "/cosmos.crypto.ed25519.PubKey";
 
@@ -75,7 +88,8 @@ struct TxSpec {
 std::string EncodeTxBody(const TxSpec& spec);
 std::string EncodeAuthInfo(const TxSpec& spec, const std::vector<SignerKey>& signers);
 // A complete signed TxRaw: one SIGN_MODE_DIRECT signature per signer, in order.
-// MsgSend addresses: from_address/to_address when set, else the bech32 of from/to.
+// Message addresses: the bech32 field (from_address, sender_address, ...) when set, else the
+// bech32 of the raw bytes.
 // Throws std::invalid_argument for a secp256k1 private key that is not a valid scalar.
 std::string BuildSignedTx(const TxSpec& spec, const std::vector<SignerKey>& signers,
                           std::string_view chain_id);

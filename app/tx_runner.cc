@@ -22,13 +22,14 @@ ante::TxStatus TxRunner::RunMsgs(ante::Context& ctx, const ante::Tx& tx) const {
           using T = std::decay_t<decltype(msg)>;
           if constexpr (std::is_same_v<T, ante::MsgSend>) {
             return bank_.HandleMsgSend(ctx, msg, i);
+          } else {
+            return locks_.Handle(ctx, msg, i);
           }
         },
         tx.msgs[i]);
     if (!s.ok()) {
       if (s.store_failure()) return s;
-      return ante::TxStatus::Error(s.code(), "failed to execute message; message index: " +
-                                                 std::to_string(i) + ": " + s.message());
+      return s.Wrapped("failed to execute message; message index: " + std::to_string(i) + ": ");
     }
     if (ctx.gas.exhausted()) return OutOfGas(ctx, tx);
   }
@@ -41,11 +42,18 @@ TxOutcome TxRunner::Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& 
   TxOutcome out;
   out.gas_wanted = tx.gas_limit;
   for (const ante::Msg& msg : tx.msgs) {
-    if (const auto* send = std::get_if<ante::MsgSend>(&msg)) {
-      if (ante::TxStatus s = ValidateMsgSend(*send); !s.ok()) {
-        out.status = s;
-        return out;
-      }
+    ante::TxStatus s = std::visit(
+        [](const auto& m) -> ante::TxStatus {
+          if constexpr (std::is_same_v<std::decay_t<decltype(m)>, ante::MsgSend>) {
+            return ValidateMsgSend(m);
+          } else {
+            return locks::ValidateBasic(m);
+          }
+        },
+        msg);
+    if (!s.ok()) {
+      out.status = s;
+      return out;
     }
   }
 
@@ -65,7 +73,7 @@ TxOutcome TxRunner::Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& 
     return out;
   }
   // The ante's writes stand from here on, whatever the messages do.
-  state.Apply(ante_branch.changes());
+  state.Apply(ante_branch);
   out.events = std::move(ctx.events);
   ctx.events.clear();
   if (mode != ante::ExecMode::kFinalize && mode != ante::ExecMode::kSimulate) return out;
@@ -79,7 +87,7 @@ TxOutcome TxRunner::Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& 
     out.status = s;
     return out;  // ante events only, as the SDK reports a failed tx
   }
-  state.Apply(msg_branch.changes());
+  state.Apply(msg_branch);
   for (auto& e : ctx.events) out.events.push_back(std::move(e));
   return out;
 }

@@ -7,6 +7,7 @@
 //   4. FinalizeBlock and Simulate then write the ante branch and run the messages on another
 //      branch, kept only if every message succeeds. A failed message keeps its fee and nonce.
 // Gas is one meter across ante and messages; gas_used is deterministic.
+// The router: MsgSend to bank, the kairos.locks.v1 messages to the locks msg server.
 //
 // Thread-compatible: Run may be called from one thread at a time per state branch; the runner
 // itself is immutable.
@@ -18,6 +19,7 @@
 #include "ante/decorators.h"
 #include "app/auth.h"
 #include "app/bank.h"
+#include "app/locks/msg_server.h"
 #include "store/branch.h"
 
 namespace kairos::app {
@@ -34,7 +36,7 @@ class TxRunner {
  public:
   // REQUIRES: the keepers and the cache (may be null) outlive the runner.
   TxRunner(const AuthKeeper& auth, const BankKeeper& bank, ante::SignatureCache* cache)
-      : bank_(bank), pipeline_(auth, bank, cache) {}
+      : bank_(bank), locks_(bank), pipeline_(auth, bank, cache) {}
 
   // `state` receives the writes that the mode keeps. For Simulate pass a throwaway branch.
   TxOutcome Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& state,
@@ -44,6 +46,7 @@ class TxRunner {
  private:
   ante::TxStatus RunMsgs(ante::Context& ctx, const ante::Tx& tx) const;
   const BankKeeper& bank_;
+  locks::MsgServer locks_;
   ante::AntePipeline pipeline_;
 };
 

@@ -1,0 +1,44 @@
+// The locks module's genesis: app_state.locks of genesis.json (parsed with the rest of the
+// app_state by app/genesis.cc) and InitGenesis, which writes it into the state and checks what
+// depends on the other modules: the escrow account's balance must equal the sessions' deposits
+// plus the registrations' bonds (invariant 8), and no height may lie after the initial height.
+//
+//   "locks": {"params": {"session_period": "5", "cooloff_period": "10", ...},
+//             "sessions": [{"address": "kairos1...", "start": "3", "expiry": "8",
+//                           "deposit": "1000", "held": [{"resource": "foo", "key": ""}]}],
+//             "last_session_ends": [{"address": "kairos1...", "height": "2"}],
+//             "registrations": [{"address": "kairos1...", "expiry": "45", "bond": "100000"}],
+//             "vars": [{"resource": "foo", "key": "", "value": "-7"}]}
+// Locks are not listed: they are the sessions' held slots. Every part is optional; the params
+// default to Params{} field by field.
+//
+// Thread-safe (pure functions over the store argument).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/locks/keeper.h"
+#include "app/locks/params.h"
+#include "store/kv.h"
+
+namespace kairos::app::locks {
+
+struct GenesisState {
+  Params params;
+  std::vector<std::pair<std::string, Session>> sessions;  // raw address, session
+  std::vector<std::pair<std::string, std::int64_t>> last_session_ends;
+  std::vector<std::pair<std::string, Registration>> registrations;
+  std::vector<std::pair<ante::LockSlot, std::int64_t>> vars;
+};
+
+// Writes `g` at the chain's start. REQUIRES: the bank balances are in `kv` already, and `g`
+// passed app/genesis.cc's checks (valid params and slots, no duplicates, expiry = start + a,
+// at most L held slots, each slot in one session). InvalidArgument naming the JSON path when the
+// escrow does not match or a height is after `initial_height`.
+Status InitGenesis(store::KvStore& kv, const LocksKeeper& keeper, const GenesisState& g,
+                   std::int64_t initial_height);
+
+}  // namespace kairos::app::locks
