@@ -98,6 +98,25 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"signature_threads", {"an integer from 1 to 64",
                                   ReadInteger(&Config::signature_threads, 1, 64)}},
        }},
+      {"mempool",
+       {
+           {"max_txs", {"an integer from 1 to 100000000",
+                        ReadInteger(&Config::mempool_max_txs, 1, 100'000'000)}},
+           {"max_bytes", {"an integer from 1024 to 1099511627776",
+                          ReadInteger(&Config::mempool_max_bytes, 1024, 1ll << 40)}},
+           {"max_tx_bytes", {"an integer from 64 to 104857600",
+                             ReadInteger(&Config::mempool_max_tx_bytes, 64, 100 << 20)}},
+           {"max_txs_per_sender", {"an integer from 1 to 100000",
+                                   ReadInteger(&Config::mempool_max_txs_per_sender, 1, 100'000)}},
+           {"replace_bump_percent", {"an integer from 0 to 1000",
+                                     ReadInteger(&Config::mempool_replace_bump_percent, 0, 1000)}},
+           {"ttl_blocks", {"an integer from 0 (off) to 1000000000",
+                           ReadInteger(&Config::mempool_ttl_blocks, 0, 1'000'000'000)}},
+           {"ttl_duration", {"a duration string such as \"10m\" or \"0s\" (off)",
+                             ReadString(&Config::mempool_ttl_duration)}},
+           {"recheck_budget", {"a duration string such as \"200ms\"",
+                               ReadString(&Config::mempool_recheck_budget)}},
+       }},
   };
   return *schema;
 }
@@ -181,9 +200,27 @@ Result<Config> LoadConfig(const std::string& path) {
   return ParseConfig(text.str(), path);
 }
 
+Result<std::int64_t> ParseConfigDuration(const std::string& text, const std::string& key) {
+  if (text == "0" || text == "0s") return std::int64_t{0};
+  auto d = ante::ParseDuration(text);
+  if (!d.ok()) return Status::InvalidArgument(key + ": " + d.status().message());
+  return *d;
+}
+
 Status ValidateConfig(const Config& c) {
   if (auto prices = ante::ParseGasPrices(c.min_gas_prices); !prices.ok()) {
     return Status::InvalidArgument("tx.min_gas_prices: " + prices.status().message());
+  }
+  if (auto d = ParseConfigDuration(c.mempool_ttl_duration, "mempool.ttl_duration"); !d.ok()) {
+    return d.status();
+  }
+  if (auto d = ParseConfigDuration(c.mempool_recheck_budget, "mempool.recheck_budget"); !d.ok()) {
+    return d.status();
+  }
+  if (c.mempool_max_tx_bytes > c.mempool_max_bytes) {
+    return Status::InvalidArgument("mempool.max_tx_bytes (" + std::to_string(c.mempool_max_tx_bytes) +
+                                   ") must not exceed mempool.max_bytes (" +
+                                   std::to_string(c.mempool_max_bytes) + ")");
   }
   abci::ListenAddress address;
   std::string error;
@@ -290,7 +327,45 @@ std::string DefaultConfigToml() {
         "# Threads that verify a block's signatures in parallel before it runs (the results\n"
         "# are combined in block order, so the outcome does not depend on this).\n"
         "signature_threads = "
-     << d.signature_threads << "\n";
+     << d.signature_threads
+     << "\n"
+        "\n"
+        "[mempool]\n"
+        "# The app-side priority mempool that CheckTx (CometBFT v0.38) or InsertTx (v0.40,\n"
+        "# mempool.type = \"app\") fills and PrepareProposal builds blocks from. Local policy,\n"
+        "# never consensus. Capacity: a new tx that does not fit evicts strictly lower-priority\n"
+        "# txs (each sender's highest sequence first, so no gap appears), else it is refused\n"
+        "# with code 20 and the priority it would need. Priority = fee per unit of gas.\n"
+        "max_txs = "
+     << d.mempool_max_txs
+     << "\n"
+        "max_bytes = "
+     << d.mempool_max_bytes
+     << "\n"
+        "# Largest single tx, in bytes (code 21 above it).\n"
+        "max_tx_bytes = "
+     << d.mempool_max_tx_bytes
+     << "\n"
+        "# Txs one sender (first signer) may have waiting, ordered and unordered together.\n"
+        "max_txs_per_sender = "
+     << d.mempool_max_txs_per_sender
+     << "\n"
+        "# A tx with the same sender and sequence as one in the pool replaces it only if its\n"
+        "# priority is at least this many percent higher (code 13 otherwise, with the need).\n"
+        "replace_bump_percent = "
+     << d.mempool_replace_bump_percent
+     << "\n"
+        "# Drop a tx after this many blocks in the pool, or after this long (0 / \"0s\": never).\n"
+        "ttl_blocks = "
+     << d.mempool_ttl_blocks
+     << "\n"
+        "ttl_duration = \""
+     << d.mempool_ttl_duration
+     << "\"\n"
+        "# After each commit the pool's txs are re-validated (sequence, fee balance, unordered\n"
+        "# nonce) for at most this long inside Commit; the rest on demand.\n"
+        "recheck_budget = \""
+     << d.mempool_recheck_budget << "\"\n";
   return os.str();
 }
 

@@ -38,7 +38,19 @@ struct Config {
   // [tx]
   std::string min_gas_prices;  // "" accepts any fee; e.g. "0.025stake"
   std::size_t signature_threads = 2;
+  // [mempool] (the app-side priority mempool; mempool/priority_mempool.h)
+  std::size_t mempool_max_txs = 5000;
+  std::size_t mempool_max_bytes = 1ull << 30;
+  std::size_t mempool_max_tx_bytes = 1 << 20;
+  std::size_t mempool_max_txs_per_sender = 64;
+  std::size_t mempool_replace_bump_percent = 10;
+  std::int64_t mempool_ttl_blocks = 0;       // 0 = off
+  std::string mempool_ttl_duration = "0s";   // "0s" = off
+  std::string mempool_recheck_budget = "200ms";
 };
+
+// A [mempool] duration ("0s" or "0" for none): nanoseconds, or InvalidArgument naming `key`.
+Result<std::int64_t> ParseConfigDuration(const std::string& text, const std::string& key);
 
 // Parses TOML text. Unknown keys and bad values are errors that name the key and the expected
 // form. `origin` (a file name) prefixes the messages.

@@ -16,7 +16,9 @@
 #include "cosmos/bank/v1beta1/query.pb.h"
 #include "cosmos/tx/v1beta1/service.pb.h"
 #include "crypto/bech32.h"
+#include "crypto/hash.h"
 #include "kairos/auth/v1/query.pb.h"
+#include "kairos/mempool/v1/query.pb.h"
 #include "app/logging.h"
 #include "app/proofs.h"
 #include "app/version.h"
@@ -44,22 +46,6 @@ bool DecodeInt64(const std::string& in, std::int64_t* v) {
 
 // A byte string as printable text for logs and responses (proto3 strings must be UTF-8).
 std::string Printable(const std::string& bytes) { return ante::Printable(bytes, 128); }
-
-// Size of `tx` as an element of a repeated bytes field: what CometBFT counts against
-// max_tx_bytes (types.ComputeProtoSizeForTxs).
-std::int64_t ProtoSizeOfTx(const std::string& tx) {
-  std::int64_t len_bytes = 1;
-  for (std::uint64_t n = tx.size(); n >= 0x80; n >>= 7) ++len_bytes;
-  return 1 + len_bytes + static_cast<std::int64_t>(tx.size());
-}
-
-// The store cannot be read or written: the node is broken. Answering on from a store that
-// fails would be worse than stopping, so stop loudly (as CometBFT expects of a broken app).
-[[noreturn]] void StopOnBrokenStore(const std::string& what, const Status& s) {
-  Log()->critical("{} failed: {}. The store is broken; stopping.", what, s.ToString());
-  spdlog::shutdown();
-  std::_Exit(74);  // EX_IOERR
-}
 
 bool IsBroken(const Status& s) {
   return s.code() == Status::Code::kCorruption || s.code() == Status::Code::kIOError;
@@ -128,7 +114,7 @@ Status KairosApp::LoadCommitted() {
   if (!s.commit_info().empty() && !DecodeInt64(s.commit_info(), &last_block_time_)) {
     return Status::Corruption("the commit info (last block time) is malformed");
   }
-  check_state_ = std::make_unique<store::Branch>(*store_, limits_);
+  pool_.Reset(*store_, limits_, nullptr);
   return Status::OK();
 }
 
@@ -136,7 +122,11 @@ KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store, AppOptions optio
     : store_(std::move(store)),
       options_(std::move(options)),
       limits_(options_.genesis_limits),
-      check_state_(std::make_unique<store::Branch>(*store_, limits_)) {}
+      pool_(runner_, auth_, bank_,
+            TxPoolOptions{options_.mempool, options_.mempool_recheck_budget_nanos,
+                          options_.min_gas_prices}) {
+  pool_.Reset(*store_, limits_, nullptr);
+}
 
 std::string KairosApp::last_app_hash() const {
   return store_->version() == 0 ? std::string() : store::ToBytes(store_->root_hash());
@@ -216,6 +206,7 @@ pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) {
     }
   }
   if (path == "/cosmos.tx.v1beta1.Service/Simulate") return QuerySimulate(req);
+  if (path == "/kairos.mempool.v1.Query/Stats") return QueryMempoolStats();
   if (path.rfind("/cosmos.", 0) == 0 || path.rfind("/kairos.", 0) == 0) {
     return QueryModule(path, req);
   }
@@ -239,9 +230,42 @@ pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) {
                           "/cosmos.bank.v1beta1.Query/Balance, "
                           "/cosmos.bank.v1beta1.Query/AllBalances, "
                           "/cosmos.tx.v1beta1.Service/Simulate, "
-                          "/kairos.auth.v1.Query/UnorderedNonce, /app/version, /app/height, "
+                          "/kairos.auth.v1.Query/UnorderedNonce, "
+                          "/kairos.mempool.v1.Query/Stats, /app/version, /app/height, "
                           "/store/<hex key>, /store (key in data)");
   }
+  return res;
+}
+
+pb::ResponseQuery KairosApp::QueryMempoolStats() const {
+  // This node's pool, now: not part of the state, so no height and no proof.
+  const mempool::Stats s = pool_.stats();
+  kairos::mempool::v1::QueryStatsResponse r;
+  r.set_size(s.size);
+  r.set_bytes(s.bytes);
+  r.set_senders(s.senders);
+  r.set_parked(s.parked);
+  for (std::size_t i = 0; i < s.rejected.size(); ++i) {
+    auto* c = r.add_rejections();
+    c->set_reason(mempool::Name(static_cast<mempool::RejectReason>(i)));
+    c->set_count(s.rejected[i]);
+  }
+  for (std::size_t i = 0; i < s.removed.size(); ++i) {
+    const auto reason = static_cast<mempool::RemoveReason>(i);
+    kairos::mempool::v1::ReasonCount* c = nullptr;
+    switch (reason) {
+      case mempool::RemoveReason::kEvicted:
+      case mempool::RemoveReason::kReplaced: c = r.add_evictions(); break;
+      case mempool::RemoveReason::kExpiredBlocks:
+      case mempool::RemoveReason::kExpiredTime: c = r.add_expiries(); break;
+      default: c = r.add_removals(); break;
+    }
+    c->set_reason(mempool::Name(reason));
+    c->set_count(s.removed[i]);
+  }
+  pb::ResponseQuery res;
+  res.set_height(store_->version());
+  res.set_value(SerializeDeterministic(r));
   return res;
 }
 
@@ -435,7 +459,7 @@ pb::ResponseQuery KairosApp::QuerySimulate(const pb::RequestQuery& req) const {
   }
   const ante::Tx& tx = std::get<ante::Tx>(decoded);
   // On a throwaway branch of the check state: sees pending txs, writes nothing.
-  store::Branch scratch(*check_state_, limits_);
+  store::Branch scratch(pool_.check_state(), limits_);
   TxOutcome out = runner_.Run(ante::ExecMode::kSimulate, tx, scratch, CheckBlockInfo());
   CheckStore(out.status, "Simulate");
   if (!out.status.ok()) {
@@ -456,43 +480,44 @@ pb::ResponseQuery KairosApp::QuerySimulate(const pb::RequestQuery& req) const {
 // --- mempool connection ------------------------------------------------------------------
 
 pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx& req) {
+  CheckOutcome out = req.type() == pb::RECHECK ? pool_.Recheck(req.tx(), CheckBlockInfo())
+                                               : pool_.CheckNew(req.tx(), CheckBlockInfo());
   pb::ResponseCheckTx res;
-  auto decoded = DecodeTx(req.tx());
-  if (auto* err = std::get_if<TxError>(&decoded)) {
-    res.set_code(err->code);
-    res.set_codespace(kCodespaceSdk);
-    res.set_log(std::move(err->log));
-    return res;
-  }
-  const ante::Tx& tx = std::get<ante::Tx>(decoded);
-  const ante::ExecMode mode =
-      req.type() == pb::RECHECK ? ante::ExecMode::kReCheck : ante::ExecMode::kCheck;
-  TxOutcome out = runner_.Run(mode, tx, *check_state_, CheckBlockInfo(), options_.min_gas_prices);
-  CheckStore(out.status, "CheckTx");
   res.set_gas_wanted(static_cast<std::int64_t>(out.gas_wanted));
   res.set_gas_used(static_cast<std::int64_t>(out.gas_used));
-  if (!out.status.ok()) {
-    res.set_code(out.status.code());
+  if (out.code != 0) {
+    res.set_code(out.code);
     res.set_codespace(kCodespaceSdk);
-    res.set_log(out.status.log());
-    Log()->debug("CheckTx {} rejected: {}", HexUpper(tx.hash), out.status.log());
+    Log()->debug("CheckTx{} rejected: code {}: {}", req.type() == pb::RECHECK ? " (recheck)" : "",
+                 out.code, out.log);
+    res.set_log(std::move(out.log));
     return res;
   }
   for (auto& e : out.events) *res.add_events() = std::move(e);
   return res;
 }
 
-pb::ResponseInsertTx KairosApp::InsertTx(const pb::RequestInsertTx&) {
-  // CometBFT's app mempool (mempool.type = "app", v0.40) is not supported by this build:
-  // refuse rather than accept txs that no ReapTxs would ever return.
-  Log()->warn("InsertTx refused: the app-side mempool is not in this build; "
-              "set mempool.type = \"flood\" in CometBFT's config.toml");
+pb::ResponseInsertTx KairosApp::InsertTx(const pb::RequestInsertTx& req) {
+  // CometBFT v0.40 with mempool.type = "app": txs from RPC and peers arrive here; the app
+  // mempool is the only one, and ReapTxs hands CometBFT what to gossip.
   pb::ResponseInsertTx res;
-  res.set_code(1);
+  if (store_->version() == 0 && genesis_.empty()) {
+    res.set_code(kCodeRetryLater);  // no InitChain yet: retry later
+    return res;
+  }
+  CheckOutcome out = pool_.CheckNew(req.tx(), CheckBlockInfo());
+  if (out.code != 0) {
+    Log()->debug("InsertTx rejected: code {}: {}", out.code, out.log);
+  }
+  res.set_code(out.code);
   return res;
 }
 
-pb::ResponseReapTxs KairosApp::ReapTxs(const pb::RequestReapTxs&) { return {}; }
+pb::ResponseReapTxs KairosApp::ReapTxs(const pb::RequestReapTxs& req) {
+  pb::ResponseReapTxs res;
+  for (std::string& tx : pool_.Reap(req.max_bytes(), req.max_gas())) res.add_txs(std::move(tx));
+  return res;
+}
 
 // --- consensus connection ----------------------------------------------------------------
 
@@ -546,8 +571,7 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   }
   genesis_ = state.changes();
   // CheckTx sees the genesis accounts before block 1 commits them.
-  check_state_ = std::make_unique<store::Branch>(*store_, limits_);
-  check_state_->Apply(genesis_);
+  pool_.Reset(*store_, limits_, &genesis_);
   // The genesis root, computed now and committed with the first block.
   auto root = store_->Stage(initial_height_, genesis_);
   if (!root.ok()) throw std::runtime_error("staging the genesis state: " + root.status().ToString());
@@ -570,64 +594,65 @@ static std::int64_t UnixNanos(const google::protobuf::Timestamp& t) {
   return t.seconds() * 1'000'000'000 + t.nanos();
 }
 
-std::vector<std::size_t> KairosApp::CheckProposal(
-    ante::ExecMode mode, const google::protobuf::RepeatedPtrField<std::string>& txs,
-    std::int64_t height, std::int64_t time_unix_nanos) const {
-  std::vector<std::size_t> failed;
-  store::Branch scratch(*store_, limits_);
-  if (store_->version() == 0) scratch.Apply(genesis_);
-  ante::BlockInfo block{chain_id_, height, time_unix_nanos, max_block_gas_};
-  if (auto n = auth_.RemoveExpiredUnorderedNonces(scratch, time_unix_nanos); !n.ok()) {
+std::unique_ptr<store::Branch> KairosApp::ProposalState(std::int64_t time_unix_nanos) const {
+  auto scratch = std::make_unique<store::Branch>(*store_, limits_);
+  if (store_->version() == 0) scratch->Apply(genesis_);
+  if (auto n = auth_.RemoveExpiredUnorderedNonces(*scratch, time_unix_nanos); !n.ok()) {
     StopOnBrokenStore("PreBlock of a proposal", n.status());
   }
+  return scratch;
+}
+
+std::optional<KairosApp::ProposalFault> KairosApp::CheckProposal(
+    const google::protobuf::RepeatedPtrField<std::string>& txs, std::int64_t height,
+    std::int64_t time_unix_nanos) const {
+  auto scratch = ProposalState(time_unix_nanos);
+  const ante::BlockInfo block{chain_id_, height, time_unix_nanos, max_block_gas_};
+  std::uint64_t total_gas = 0;
   for (int i = 0; i < txs.size(); ++i) {
+    const auto index = static_cast<std::size_t>(i);
     auto decoded = DecodeTx(txs[i]);
-    if (std::holds_alternative<TxError>(decoded)) {
-      failed.push_back(static_cast<std::size_t>(i));
-      continue;
-    }
-    TxOutcome out = runner_.Run(mode, std::get<ante::Tx>(decoded), scratch, block);
+    if (auto* err = std::get_if<TxError>(&decoded)) return ProposalFault{index, err->log};
+    const ante::Tx& tx = std::get<ante::Tx>(decoded);
+    TxOutcome out = runner_.Run(ante::ExecMode::kProcessProposal, tx, *scratch, block);
     CheckStore(out.status, "a proposal check");
-    if (!out.status.ok()) failed.push_back(static_cast<std::size_t>(i));
+    if (!out.status.ok()) return ProposalFault{index, out.status.log()};
+    // The block's gas is the sum of its txs' gas limits (as the SDK's proposal handler counts).
+    total_gas += tx.gas_limit;
+    if (max_block_gas_ >= 0 && total_gas > static_cast<std::uint64_t>(max_block_gas_)) {
+      return ProposalFault{index, "the txs' gas limits add up to " + std::to_string(total_gas) +
+                                      ", over the block's max gas " +
+                                      std::to_string(max_block_gas_)};
+    }
   }
-  return failed;
+  return std::nullopt;
 }
 
 pb::ResponsePrepareProposal KairosApp::PrepareProposal(const pb::RequestPrepareProposal& req) {
-  // Until the app mempool (issue 5): CometBFT's txs in its order, minus those the ante now
-  // rejects (a duplicate unordered nonce, a stale sequence), within max_tx_bytes.
-  const std::vector<std::size_t> failed =
-      CheckProposal(ante::ExecMode::kPrepareProposal, req.txs(), req.height(),
-                    UnixNanos(req.time()));
+  // The block comes from the app mempool, by priority, each sender's txs in sequence order,
+  // not from req.txs' order. A tx of req.txs the pool does not hold (kairosd restarted while
+  // CometBFT kept its mempool) is judged and added first, so it is not lost.
+  const ante::BlockInfo next = CheckBlockInfo();
+  for (const std::string& tx : req.txs()) {
+    if (!pool_.Contains(crypto::Sha256(tx))) pool_.CheckNew(tx, next);
+  }
+  const std::int64_t time = UnixNanos(req.time());
+  auto scratch = ProposalState(time);
+  const ante::BlockInfo block{chain_id_, req.height(), time, max_block_gas_};
   pb::ResponsePrepareProposal res;
-  std::int64_t total = 0;
-  std::size_t next_failed = 0;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(req.txs_size()); ++i) {
-    if (next_failed < failed.size() && failed[next_failed] == i) {
-      ++next_failed;
-      continue;
-    }
-    const std::string& tx = req.txs(static_cast<int>(i));
-    total += ProtoSizeOfTx(tx);
-    if (total > req.max_tx_bytes()) break;
-    res.add_txs(tx);
+  for (std::string& tx : pool_.FillProposal(*scratch, block, req.max_tx_bytes(), max_block_gas_)) {
+    res.add_txs(std::move(tx));
   }
-  if (!failed.empty()) {
-    Log()->info("PrepareProposal {}: left out {} tx(s) the ante rejects", req.height(),
-                failed.size());
-  }
+  Log()->debug("PrepareProposal {}: {} tx(s) from the mempool ({} offered by CometBFT)",
+               req.height(), res.txs_size(), req.txs_size());
   return res;
 }
 
 pb::ResponseProcessProposal KairosApp::ProcessProposal(const pb::RequestProcessProposal& req) {
-  const std::vector<std::size_t> failed =
-      CheckProposal(ante::ExecMode::kProcessProposal, req.txs(), req.height(),
-                    UnixNanos(req.time()));
   pb::ResponseProcessProposal res;
-  if (!failed.empty()) {
-    Log()->warn("ProcessProposal {}: REJECT, tx {} of {} is invalid (e.g. a duplicate unordered "
-                "nonce)",
-                req.height(), failed.front(), req.txs_size());
+  if (auto fault = CheckProposal(req.txs(), req.height(), UnixNanos(req.time()))) {
+    Log()->warn("ProcessProposal {}: REJECT, tx {} of {}: {}", req.height(), fault->index,
+                req.txs_size(), fault->reason);
     res.set_status(pb::ResponseProcessProposal::REJECT);
     return res;
   }
@@ -707,9 +732,15 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
   std::vector<std::variant<ante::Tx, TxError>> decoded;
   decoded.reserve(static_cast<std::size_t>(req.txs_size()));
   std::vector<const ante::Tx*> valid;
+  staged_hashes_.clear();
+  staged_senders_.clear();
   for (const std::string& raw : req.txs()) {
     decoded.push_back(DecodeTx(raw));
-    if (auto* tx = std::get_if<ante::Tx>(&decoded.back())) valid.push_back(tx);
+    if (auto* tx = std::get_if<ante::Tx>(&decoded.back())) {
+      valid.push_back(tx);
+      staged_hashes_.push_back(tx->hash);
+      if (!tx->signers.empty()) staged_senders_.push_back(tx->signers.front());
+    }
   }
   PreVerifySignatures(valid);
 
@@ -769,7 +800,8 @@ pb::ResponseCommit KairosApp::Commit(const pb::RequestCommit&) {
   staged_height_ = 0;
   last_block_time_ = staged_block_time_;
   genesis_.clear();
-  check_state_ = std::make_unique<store::Branch>(*store_, limits_);
+  pool_.AfterCommit(*store_, limits_, store_->version(), staged_hashes_, staged_senders_,
+                    CheckBlockInfo());
   const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                             block_started_)
                       .count();

@@ -19,6 +19,11 @@
 // synced LevelDB batch, with the block time beside it (outside the tree) for CheckTx after a
 // restart. A block re-sent after a crash is applied again from the same state.
 //
+// Mempool: CheckTx (v0.38) and InsertTx (v0.40 app mode) go through TxPool (app/tx_pool.h):
+// the ante on the check state, then the priority mempool; PrepareProposal builds the block from
+// the pool, re-validating each tx on a scratch branch; ProcessProposal re-runs every tx the same
+// way and also bounds the block's total gas; Commit updates the pool and rechecks it.
+//
 // Thread-safety: every Application method runs on the ABCI application executor, one at a
 // time (see abci/application.h); the class holds no locks. The signature cache is the only
 // state other threads touch (during FinalizeBlock's parallel pre-check), and it locks itself.
@@ -35,6 +40,7 @@
 #include "ante/decorators.h"
 #include "app/auth.h"
 #include "app/bank.h"
+#include "app/tx_pool.h"
 #include "app/tx_runner.h"
 #include "store/branch.h"
 #include "store/merkle_store.h"
@@ -58,6 +64,9 @@ struct AppOptions {
   // This node's CheckTx fee policy (config tx.min_gas_prices).
   std::vector<ante::GasPrice> min_gas_prices;
   std::size_t signature_threads = 2;
+  // The app-side mempool (config [mempool]).
+  mempool::Config mempool;
+  std::int64_t mempool_recheck_budget_nanos = 200'000'000;
 };
 
 class KairosApp final : public abci::Application {
@@ -93,6 +102,7 @@ class KairosApp final : public abci::Application {
       const pb::RequestApplySnapshotChunk& req) override;
 
   std::int64_t last_height() const { return store_->version(); }
+  const TxPool& tx_pool() const { return pool_; }
   // Empty before the first block; otherwise the store root.
   std::string last_app_hash() const;
   const store::KvLimits& limits() const { return limits_; }
@@ -103,10 +113,16 @@ class KairosApp final : public abci::Application {
   Status LoadCommitted();
   // The block a CheckTx is judged against: the next height, the last block's time.
   ante::BlockInfo CheckBlockInfo() const;
-  // Runs a proposal's txs on a scratch branch (PreBlock first); the indices of those that fail.
-  std::vector<std::size_t> CheckProposal(
-      ante::ExecMode mode, const google::protobuf::RepeatedPtrField<std::string>& txs,
-      std::int64_t height, std::int64_t time_unix_nanos) const;
+  // Why a proposal is invalid: the first bad tx and the reason.
+  struct ProposalFault {
+    std::size_t index = 0;
+    std::string reason;
+  };
+  // Runs a proposal's txs cumulatively on a scratch branch (PreBlock first), and adds up their
+  // gas limits against the block's max gas.
+  std::optional<ProposalFault> CheckProposal(
+      const google::protobuf::RepeatedPtrField<std::string>& txs, std::int64_t height,
+      std::int64_t time_unix_nanos) const;
   // Verifies the signatures of decoded txs in parallel into the signature cache.
   void PreVerifySignatures(const std::vector<const ante::Tx*>& txs) const;
   // Stops the node if a tx outcome says the store broke.
@@ -115,6 +131,10 @@ class KairosApp final : public abci::Application {
   pb::ResponseQuery QueryStore(const std::string& key, std::int64_t height, bool prove) const;
   pb::ResponseQuery QueryModule(const std::string& path, const pb::RequestQuery& req) const;
   pb::ResponseQuery QuerySimulate(const pb::RequestQuery& req) const;
+  pb::ResponseQuery QueryMempoolStats() const;
+  // A scratch branch for a proposal at `time`: the committed state (and the genesis writes
+  // before block 1), after PreBlock.
+  std::unique_ptr<store::Branch> ProposalState(std::int64_t time_unix_nanos) const;
   // Resolves a query height (0 = latest) or answers why not.
   std::optional<pb::ResponseQuery> ResolveHeight(std::int64_t requested, std::int64_t* at) const;
   void AttachProof(std::int64_t at, const std::string& key, pb::ResponseQuery* res) const;
@@ -133,8 +153,11 @@ class KairosApp final : public abci::Application {
   std::int64_t initial_height_ = 1;
   // InitChain's writes, applied with the first block (nothing is persisted before Commit).
   store::ChangeSet genesis_;
-  // CheckTx's view: the committed state plus the txs checked since. Reset at Commit.
-  std::unique_ptr<store::Branch> check_state_;
+  // The app mempool and CheckTx's view (the committed state plus the pool's ready txs).
+  TxPool pool_;
+  // The block being finalized: its tx hashes and first signers, for the mempool at Commit.
+  std::vector<std::string> staged_hashes_;
+  std::vector<std::string> staged_senders_;
   std::int64_t staged_height_ = 0;
   std::size_t staged_txs_ = 0;
   std::size_t staged_failed_ = 0;

@@ -98,6 +98,18 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   app_options.genesis_limits.max_value_bytes = config.max_value_bytes;
   app_options.min_gas_prices = *ante::ParseGasPrices(config.min_gas_prices);  // validated
   app_options.signature_threads = config.signature_threads;
+  app_options.mempool.max_txs = config.mempool_max_txs;
+  app_options.mempool.max_bytes = config.mempool_max_bytes;
+  app_options.mempool.max_tx_bytes = config.mempool_max_tx_bytes;
+  app_options.mempool.max_txs_per_sender = config.mempool_max_txs_per_sender;
+  app_options.mempool.replace_bump_percent =
+      static_cast<std::uint32_t>(config.mempool_replace_bump_percent);
+  app_options.mempool.ttl_blocks = config.mempool_ttl_blocks;
+  // Both validated by ValidateConfig.
+  app_options.mempool.ttl_nanos =
+      *app::ParseConfigDuration(config.mempool_ttl_duration, "mempool.ttl_duration");
+  app_options.mempool_recheck_budget_nanos =
+      *app::ParseConfigDuration(config.mempool_recheck_budget, "mempool.recheck_budget");
   Result<std::unique_ptr<app::KairosApp>> application =
       app::KairosApp::Open(std::move(*db), std::move(app_options));
   if (!application.ok()) {

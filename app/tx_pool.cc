@@ -1,0 +1,518 @@
+#include "app/tx_pool.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <unordered_set>
+#include <utility>
+
+#include "app/hex.h"
+#include "app/logging.h"
+#include "app/tx_codec.h"
+#include "crypto/bech32.h"
+#include "crypto/hash.h"
+
+namespace kairos::app {
+
+std::int64_t ProtoSizeOfTx(const std::string& tx) {
+  std::int64_t len_bytes = 1;
+  for (std::uint64_t n = tx.size(); n >= 0x80; n >>= 7) ++len_bytes;
+  return 1 + len_bytes + static_cast<std::int64_t>(tx.size());
+}
+
+[[noreturn]] void StopOnBrokenStore(const std::string& what, const Status& s) {
+  Log()->critical("{} failed: {}. The store is broken; stopping.", what, s.ToString());
+  spdlog::shutdown();
+  std::_Exit(74);  // EX_IOERR
+}
+
+namespace {
+
+constexpr std::size_t kMaxRememberedFailures = 10000;
+
+mempool::Hash ToHash(const std::string& bytes) {
+  mempool::Hash h{};
+  std::copy_n(bytes.begin(), std::min(bytes.size(), h.size()), h.begin());
+  return h;
+}
+
+std::string HashString(const mempool::Hash& h) { return std::string(h.begin(), h.end()); }
+std::string HashString(const mempool::EntryPtr& e) { return HashString(e->tx.hash); }
+
+std::int64_t WallNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void CheckStore(const ante::TxStatus& s, const char* where) {
+  if (s.store_failure()) StopOnBrokenStore(where, Status::IOError(s.log()));
+}
+
+void CheckStore(const Status& s, const char* where) {
+  if (!s.ok() && !s.IsNotFound()) StopOnBrokenStore(where, s);
+}
+
+CheckOutcome Refusal(std::uint32_t code, std::string log) {
+  CheckOutcome c;
+  c.code = code;
+  c.log = std::move(log);
+  return c;
+}
+
+CheckOutcome FromOutcome(TxOutcome out) {
+  CheckOutcome c;
+  c.code = out.status.code();
+  c.log = out.status.ok() ? std::string() : out.status.log();
+  c.gas_wanted = out.gas_wanted;
+  c.gas_used = out.gas_used;
+  if (out.status.ok()) c.events = std::move(out.events);
+  return c;
+}
+
+}  // namespace
+
+TxPool::TxPool(const TxRunner& runner, const AuthKeeper& auth, const BankKeeper& bank,
+               TxPoolOptions options)
+    : runner_(runner), auth_(auth), bank_(bank), options_(std::move(options)),
+      pool_(options_.pool) {}
+
+// --- state helpers ------------------------------------------------------------------------
+
+TxPool::Effects TxPool::EffectsOf(const ante::Tx& tx) {
+  Effects e;
+  e.payer = tx.FeePayer();
+  e.fee = tx.fee;
+  if (tx.unordered) {
+    e.nonce_signers = tx.signers;
+    e.timeout = tx.timeout_unix_nanos.value_or(0);
+  } else {
+    e.signers = tx.signers;
+  }
+  return e;
+}
+
+std::uint64_t TxPool::CommittedSequence(const std::string& address) const {
+  auto acc = auth_.ReadAccount(*committed_, address);
+  if (!acc.ok()) StopOnBrokenStore("reading an account for the mempool", acc.status());
+  return *acc ? (*acc)->sequence : 0;
+}
+
+std::uint64_t TxPool::CheckSequence(const std::string& address) const {
+  auto acc = auth_.ReadAccount(*check_state_, address);
+  if (!acc.ok()) StopOnBrokenStore("reading an account for the mempool", acc.status());
+  return *acc ? (*acc)->sequence : 0;
+}
+
+namespace {
+
+// Puts `fee` back from the fee collector to `payer` (the inverse of DeductFee).
+void ReturnFee(const BankKeeper& bank, store::KvStore& kv, const std::string& payer,
+               const ante::Coins& fee) {
+  for (const ante::Coin& c : fee.coins()) {
+    auto collected = bank.GetBalance(kv, FeeCollectorAddress(), c.denom);
+    auto have = bank.GetBalance(kv, payer, c.denom);
+    if (!collected.ok()) StopOnBrokenStore("returning a fee", collected.status());
+    if (!have.ok()) StopOnBrokenStore("returning a fee", have.status());
+    if (*collected < c.amount) continue;  // cannot happen: the fee went in on this branch
+    CheckStore(bank.SetBalance(kv, FeeCollectorAddress(), {c.denom, *collected - c.amount}),
+               "returning a fee");
+    CheckStore(bank.SetBalance(kv, payer, {c.denom, *have + c.amount}), "returning a fee");
+  }
+}
+
+// Sets each signer's account sequence in `kv`; returns the previous values.
+std::vector<std::pair<std::string, std::uint64_t>> SetSequences(
+    const AuthKeeper& auth, store::KvStore& kv, const std::vector<std::string>& signers,
+    const std::vector<std::uint64_t>& sequences) {
+  std::vector<std::pair<std::string, std::uint64_t>> previous;
+  for (std::size_t i = 0; i < signers.size() && i < sequences.size(); ++i) {
+    auto acc = auth.ReadAccount(kv, signers[i]);
+    if (!acc.ok()) StopOnBrokenStore("setting a sequence", acc.status());
+    if (!*acc) continue;  // the ante reports the missing account
+    previous.emplace_back(signers[i], (*acc)->sequence);
+    (*acc)->sequence = sequences[i];
+    CheckStore(auth.SetAccount(kv, **acc), "setting a sequence");
+  }
+  return previous;
+}
+
+}  // namespace
+
+TxOutcome TxPool::RunDetached(const ante::Tx& tx, const ante::BlockInfo& block,
+                              const Effects* refund, store::Branch& child) const {
+  if (refund != nullptr) ReturnFee(bank_, child, refund->payer, refund->fee);
+  std::vector<std::uint64_t> sequences;
+  for (const auto& info : tx.signer_infos) sequences.push_back(info.sequence);
+  const auto previous = SetSequences(auth_, child, tx.signers, sequences);
+  TxOutcome out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices);
+  CheckStore(out.status, "CheckTx");
+  if (out.status.ok()) {
+    std::vector<std::string> who;
+    std::vector<std::uint64_t> back;
+    for (const auto& [address, sequence] : previous) {
+      who.push_back(address);
+      back.push_back(sequence);
+    }
+    SetSequences(auth_, child, who, back);
+  }
+  return out;
+}
+
+void TxPool::Unapply(const std::string& hash) {
+  auto it = applied_.find(hash);
+  if (it == applied_.end()) return;
+  const Effects& e = it->second;
+  for (const std::string& signer : e.signers) {
+    auto acc = auth_.ReadAccount(*check_state_, signer);
+    if (!acc.ok()) StopOnBrokenStore("taking a tx out of the check state", acc.status());
+    if (!*acc || (*acc)->sequence == 0) continue;
+    --(*acc)->sequence;
+    CheckStore(auth_.SetAccount(*check_state_, **acc), "taking a tx out of the check state");
+  }
+  for (const std::string& signer : e.nonce_signers) {
+    CheckStore(check_state_->Delete(AuthKeeper::UnorderedNonceKey(e.timeout, signer)),
+               "taking a tx out of the check state");
+  }
+  ReturnFee(bank_, *check_state_, e.payer, e.fee);
+  applied_.erase(it);
+}
+
+void TxPool::RecordFailure(const std::string& hash, std::uint32_t code, std::string log) {
+  auto [it, fresh] = failures_.insert_or_assign(hash, Failure{code, std::move(log)});
+  if (!fresh) return;
+  failure_order_.push_back(hash);
+  while (failure_order_.size() > kMaxRememberedFailures) {
+    failures_.erase(failure_order_.front());
+    failure_order_.pop_front();
+  }
+}
+
+void TxPool::Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason) {
+  const std::string hash = HashString(entry);
+  if (!entry->tx.unordered) {
+    // The pool parked the sender's later txs: their effects leave the check state too.
+    for (std::uint64_t n = entry->tx.nonce + 1;; ++n) {
+      auto next = pool_.FindOrdered(entry->tx.sender, n);
+      if (!next || !applied_.count(HashString(next))) break;
+      Unapply(HashString(next));
+    }
+  }
+  Unapply(hash);
+  switch (reason) {
+    case mempool::RemoveReason::kEvicted:
+      RecordFailure(hash, kCodeMempoolFull,
+                    "evicted from the mempool by a tx with a higher priority (mempool full)");
+      break;
+    case mempool::RemoveReason::kReplaced:
+      RecordFailure(hash, kCodeTxInMempool,
+                    "replaced in the mempool by a tx with the same sender and sequence and a "
+                    "higher fee");
+      break;
+    case mempool::RemoveReason::kExpiredBlocks:
+    case mempool::RemoveReason::kExpiredTime:
+      RecordFailure(hash, kCodeMempoolFull,
+                    std::string("expired from the mempool (") + mempool::Name(reason) +
+                        "; see mempool.ttl_blocks and mempool.ttl_duration)");
+      break;
+    default:
+      break;  // recheck failures record the ante's own answer
+  }
+}
+
+bool TxPool::ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
+                        const ante::BlockInfo& block) {
+  const std::string hash = HashString(entry);
+  auto decoded = DecodeTx(entry->tx.bytes);
+  CheckOutcome failure;
+  if (auto* err = std::get_if<TxError>(&decoded)) {
+    failure.code = err->code;  // cannot happen: it decoded when it came in
+    failure.log = err->log;
+  } else {
+    const ante::Tx& tx = std::get<ante::Tx>(decoded);
+    store::Branch child(*check_state_, limits_);
+    TxOutcome out = runner_.Run(mode, tx, child, block, options_.min_gas_prices);
+    CheckStore(out.status, "a mempool recheck");
+    if (out.status.ok()) {
+      check_state_->Apply(child);
+      applied_[hash] = EffectsOf(tx);
+      return true;
+    }
+    failure = FromOutcome(std::move(out));
+  }
+  pool_.Remove(entry->tx.hash, mempool::RemoveReason::kRecheckFailed);
+  Forget(entry, mempool::RemoveReason::kRecheckFailed);
+  Log()->debug("mempool: dropped tx {} on recheck: code {}: {}", HexEncode(hash, true),
+               failure.code, failure.log);
+  RecordFailure(hash, failure.code, std::move(failure.log));
+  return false;
+}
+
+// --- commit and recheck -------------------------------------------------------------------
+
+void TxPool::Reset(const store::KvReader& committed, const store::KvLimits& limits,
+                   const store::ChangeSet* pending) {
+  committed_ = &committed;
+  limits_ = limits;
+  check_state_ = std::make_unique<store::Branch>(committed, limits);
+  if (pending != nullptr) check_state_->Apply(*pending);
+  applied_.clear();
+  recheck_by_sender_.clear();
+  recheck_order_.clear();
+  for (const mempool::EntryPtr& e : pool_.RecheckOrder()) {
+    auto [it, fresh] = recheck_by_sender_.try_emplace(e->tx.sender);
+    if (fresh) recheck_order_.push_back(e->tx.sender);
+    it->second.push_back(e);
+  }
+}
+
+void TxPool::RecheckSender(const std::string& sender, const ante::BlockInfo& block) {
+  auto it = recheck_by_sender_.find(sender);
+  if (it == recheck_by_sender_.end()) return;
+  const std::vector<mempool::EntryPtr> entries = std::move(it->second);
+  recheck_by_sender_.erase(it);
+  for (const mempool::EntryPtr& e : entries) {
+    if (!pool_.Find(e->tx.hash) || applied_.count(HashString(e)) || pool_.IsParked(e->tx.hash)) {
+      continue;  // gone, already in, or waiting for a gap to fill
+    }
+    ApplyEntry(e, ante::ExecMode::kReCheck, block);
+  }
+}
+
+void TxPool::DrainRecheck(std::chrono::steady_clock::time_point deadline,
+                          const ante::BlockInfo& block) {
+  while (!recheck_order_.empty() && std::chrono::steady_clock::now() < deadline) {
+    const std::string sender = std::move(recheck_order_.front());
+    recheck_order_.pop_front();
+    RecheckSender(sender, block);
+  }
+}
+
+void TxPool::PurgeExpired(std::int64_t now_nanos) {
+  for (const auto& [entry, reason] : pool_.PurgeExpired(height_, now_nanos)) {
+    Forget(entry, reason);
+  }
+}
+
+void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits& limits,
+                         std::int64_t height, const std::vector<std::string>& included,
+                         const std::vector<std::string>& senders,
+                         const ante::BlockInfo& next_block) {
+  const auto started = std::chrono::steady_clock::now();
+  committed_ = &committed;
+  height_ = height;
+  std::vector<mempool::Hash> hashes;
+  hashes.reserve(included.size());
+  for (const std::string& h : included) hashes.push_back(ToHash(h));
+  std::vector<std::pair<std::string, std::uint64_t>> bases;
+  std::unordered_set<std::string> seen;
+  for (const std::string& s : senders) {
+    if (seen.insert(s).second) bases.emplace_back(s, CommittedSequence(s));
+  }
+  std::size_t dropped = 0;
+  for (const auto& [entry, reason] : pool_.Update(height, WallNanos(), hashes, bases)) {
+    if (reason == mempool::RemoveReason::kIncluded) continue;
+    ++dropped;
+    Forget(entry, reason);  // the check state is rebuilt below; this records why
+  }
+  Reset(committed, limits, nullptr);
+  const std::size_t queued = recheck_order_.size();
+  DrainRecheck(started + std::chrono::nanoseconds(options_.recheck_budget_nanos), next_block);
+  const mempool::Stats s = pool_.stats();
+  Log()->debug("mempool after block {}: {} tx(s) ({} parked, {} sender(s)), {} dropped by TTL or "
+               "sequence, {} of {} sender(s) rechecked in {:.1f} ms",
+               height, s.size, s.parked, s.senders, dropped, queued - recheck_order_.size(),
+               queued,
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                         started)
+                   .count());
+}
+
+// --- CheckTx ------------------------------------------------------------------------------
+
+CheckOutcome TxPool::Reject(mempool::InsertResult r) const {
+  CheckOutcome c;
+  switch (r.reject) {
+    case mempool::RejectReason::kDuplicate: c.code = kCodeTxInMempool; break;
+    case mempool::RejectReason::kFull:
+    case mempool::RejectReason::kSenderCap: c.code = kCodeMempoolFull; break;
+    case mempool::RejectReason::kReplacementUnderpriced: c.code = ante::kInsufficientFee; break;
+    case mempool::RejectReason::kTooLarge: c.code = kCodeTxTooLarge; break;
+    case mempool::RejectReason::kNonceTooLow: c.code = ante::kWrongSequence; break;
+  }
+  c.log = std::move(r.message);
+  return c;
+}
+
+CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& block) {
+  if (raw.size() > options_.pool.max_tx_bytes) {
+    return Refusal(kCodeTxTooLarge, "tx too large: " + std::to_string(raw.size()) +
+                                        " bytes; this node's mempool takes " +
+                                        std::to_string(options_.pool.max_tx_bytes) +
+                                        " at most (mempool.max_tx_bytes)");
+  }
+  const std::int64_t now = WallNanos();
+  PurgeExpired(now);
+  auto decoded = DecodeTx(raw);
+  if (auto* err = std::get_if<TxError>(&decoded)) return Refusal(err->code, std::move(err->log));
+  const ante::Tx& tx = std::get<ante::Tx>(decoded);
+  if (pool_.Find(ToHash(tx.hash))) return Refusal(kCodeTxInMempool, "tx already in mempool");
+  if (tx.signers.empty() || tx.signer_infos.empty()) {
+    // No sender to queue it under; the ante says why it is invalid.
+    store::Branch child(*check_state_, limits_);
+    TxOutcome out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices);
+    CheckStore(out.status, "CheckTx");
+    if (!out.status.ok()) return FromOutcome(std::move(out));
+    return Refusal(ante::kInvalidRequest, "a tx needs a signer");
+  }
+  const std::string& sender = tx.signers.front();
+  RecheckSender(sender, block);  // its pending txs first, so the check state is current
+
+  enum class Kind { kNext, kParked, kReplace } kind = Kind::kNext;
+  std::uint64_t base = 0;
+  std::uint64_t nonce = tx.unordered ? static_cast<std::uint64_t>(tx.timeout_unix_nanos.value_or(0))
+                                     : tx.signer_infos.front().sequence;
+  mempool::EntryPtr old;
+  if (!tx.unordered) {
+    base = CommittedSequence(sender);
+    if (nonce >= base) {
+      old = pool_.FindOrdered(sender, nonce);
+      if (old) {
+        kind = Kind::kReplace;
+      } else if (nonce > CheckSequence(sender)) {
+        kind = Kind::kParked;
+      }
+    }
+  }
+  store::Branch child(*check_state_, limits_);
+  TxOutcome out;
+  if (kind == Kind::kNext) {
+    out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices);
+    CheckStore(out.status, "CheckTx");
+  } else {
+    const Effects* refund = nullptr;
+    if (old) {
+      auto it = applied_.find(HashString(old));
+      if (it != applied_.end()) refund = &it->second;
+    }
+    out = RunDetached(tx, block, refund, child);
+  }
+  if (!out.status.ok()) return FromOutcome(std::move(out));
+
+  mempool::TxInfo info;
+  info.bytes = raw;
+  info.hash = ToHash(tx.hash);
+  info.sender = sender;
+  info.unordered = tx.unordered;
+  info.nonce = nonce;
+  info.priority = std::max<std::int64_t>(0, out.priority);
+  info.gas_wanted = out.gas_wanted;
+  mempool::InsertResult r = pool_.Insert(std::move(info), base, height_, now);
+  for (const mempool::EntryPtr& e : r.stale) applied_.erase(HashString(e));
+  if (!r.ok) {
+    CheckOutcome c = Reject(std::move(r));
+    c.gas_wanted = out.gas_wanted;
+    c.gas_used = out.gas_used;
+    return c;
+  }
+  // The new tx's effects go in first; evicted txs' come out after (the adjustments commute).
+  if (r.replaced) {
+    applied_.erase(HashString(r.replaced));  // its fee was returned on `child`
+    RecordFailure(HashString(r.replaced), kCodeTxInMempool,
+                  "replaced in the mempool by a tx with the same sender and sequence and a "
+                  "higher fee");
+  }
+  if (!r.parked) {
+    if (kind == Kind::kParked) {
+      // The pool sees no gap where the check state did (it cannot, normally): run it for real.
+      ApplyEntry(pool_.Find(ToHash(tx.hash)), ante::ExecMode::kCheck, block);
+    } else {
+      check_state_->Apply(child);
+      applied_[tx.hash] = EffectsOf(tx);
+    }
+  }
+  for (const mempool::EntryPtr& e : r.evicted) Forget(e, mempool::RemoveReason::kEvicted);
+  for (const mempool::EntryPtr& e : r.promoted) {
+    if (!ApplyEntry(e, ante::ExecMode::kReCheck, block)) break;  // the rest stay parked
+  }
+  if (r.parked) {
+    Log()->debug("mempool: parked tx {} of {} at sequence {} (the account is at {})",
+                 HexEncode(tx.hash, true), crypto::EncodeAccountAddress(sender), nonce,
+                 CheckSequence(sender));
+  }
+  return FromOutcome(std::move(out));
+}
+
+CheckOutcome TxPool::Recheck(const std::string& raw, const ante::BlockInfo& block) {
+  const std::string hash = crypto::Sha256(raw);
+  if (auto e = pool_.Find(ToHash(hash))) {
+    RecheckSender(e->tx.sender, block);
+    if (pool_.Find(ToHash(hash))) return {};
+  }
+  if (auto it = failures_.find(hash); it != failures_.end()) {
+    return Refusal(it->second.code, it->second.log);
+  }
+  if (auto reason = pool_.RemovalReasonOf(ToHash(hash))) {
+    return Refusal(kCodeMempoolFull,
+                   std::string("no longer in the app mempool (") + mempool::Name(*reason) + ")");
+  }
+  // Never seen: kairosd restarted while CometBFT kept its mempool. Judge it as new.
+  return CheckNew(raw, block);
+}
+
+bool TxPool::Contains(const std::string& hash) const {
+  return pool_.Find(ToHash(hash)) != nullptr;
+}
+
+// --- block building -----------------------------------------------------------------------
+
+std::vector<std::string> TxPool::FillProposal(store::Branch& scratch,
+                                              const ante::BlockInfo& block,
+                                              std::int64_t max_tx_bytes, std::int64_t max_gas) {
+  PurgeExpired(WallNanos());
+  std::vector<std::string> out;
+  std::int64_t bytes = 0;
+  std::int64_t gas = 0;
+  int misfits_in_a_row = 0;
+  std::size_t failed = 0;
+  pool_.Reap([&](const mempool::EntryPtr& e) {
+    const std::int64_t size = ProtoSizeOfTx(e->tx.bytes);
+    const auto tx_gas = static_cast<std::int64_t>(
+        std::min<std::uint64_t>(e->tx.gas_wanted, std::numeric_limits<std::int64_t>::max()));
+    if (bytes + size > max_tx_bytes || (max_gas >= 0 && gas > max_gas - tx_gas)) {
+      // Skip it (and its sender's later txs), keep filling with smaller ones; a block that is
+      // nearly full stops the walk.
+      return ++misfits_in_a_row > mempool::PriorityMempool::kReapMaxSkips ? mempool::Verdict::kStop
+                                                                          : mempool::Verdict::kSkip;
+    }
+    auto decoded = DecodeTx(e->tx.bytes);
+    if (!std::holds_alternative<ante::Tx>(decoded)) return mempool::Verdict::kSkip;
+    TxOutcome o = runner_.Run(ante::ExecMode::kPrepareProposal, std::get<ante::Tx>(decoded),
+                              scratch, block);
+    CheckStore(o.status, "PrepareProposal");
+    if (!o.status.ok()) {
+      ++failed;
+      Log()->debug("PrepareProposal {}: skipped tx {}: code {}: {}", block.height,
+                   HexEncode(HashString(e), true), o.status.code(), o.status.log());
+      return mempool::Verdict::kSkip;
+    }
+    misfits_in_a_row = 0;
+    bytes += size;
+    gas += tx_gas;
+    out.push_back(e->tx.bytes);
+    return mempool::Verdict::kTake;
+  });
+  if (failed > 0) {
+    Log()->info("PrepareProposal {}: left out {} mempool tx(s) the ante rejects now", block.height,
+                failed);
+  }
+  return out;
+}
+
+std::vector<std::string> TxPool::Reap(std::uint64_t max_bytes, std::uint64_t max_gas) const {
+  std::vector<std::string> out;
+  for (const mempool::EntryPtr& e : pool_.ReapMax(max_bytes, max_gas)) out.push_back(e->tx.bytes);
+  return out;
+}
+
+}  // namespace kairos::app

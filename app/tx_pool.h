@@ -1,0 +1,178 @@
+// TxPool: the app side of the mempool. It keeps two things in step:
+//   - the priority mempool (mempool/PriorityMempool): every tx that passed CheckTx (or InsertTx,
+//     CometBFT v0.40's app-mempool mode), with its sender, nonce, priority and gas;
+//   - the check state: the committed state plus the ante effects (fee, sequence, unordered
+//     nonce) of every READY pool tx, so the next CheckTx of a sender sees its pending txs.
+//
+// How a new tx is judged (CheckNew), for its first signer (the sender):
+//   - its sequence is the next one after the sender's ready txs: the ante runs on the check
+//     state and its effects stay there;
+//   - its sequence is higher (a gap): the ante runs on a throwaway branch with the account's
+//     sequence set to the tx's (signature, fee and balance are checked); the tx is parked, with
+//     no effect on the check state, until the gap fills; then it runs for real (promotion);
+//   - the sequence of a tx already in the pool: a replacement. The old tx's fee is returned, the
+//     ante runs with the sequence set back, and the pool takes it only with the priority bump.
+// A tx leaving the pool other than by inclusion (eviction, expiry, a failed recheck) takes its
+// effects, and those of its sender's later txs, back out of the check state (they are parked).
+//
+// After a commit (AfterCommit): the pool drops the included txs, moves senders' base sequences,
+// purges TTLs; the check state restarts from the committed state and the pool's txs are
+// re-applied in RecheckOrder in ReCheck mode (no signature verification: the bytes are
+// unchanged), within a time budget; senders not reached are rechecked on demand (their next
+// CheckTx, a CometBFT Recheck of one of their txs, or the next commit). A tx that fails is
+// removed, and the reason is kept for CometBFT's Recheck answer.
+//
+// PrepareProposal (FillProposal) reaps the pool by priority, each sender in nonce order, and
+// re-runs each candidate on the proposal's scratch branch, skipping what fails or does not fit.
+//
+// Thread-compatible: every method runs on the ABCI application executor (abci/application.h).
+// The PriorityMempool it owns is itself thread-safe (inserts may run while a reap runs).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "abci/application.h"
+#include "ante/context.h"
+#include "ante/errors.h"
+#include "app/auth.h"
+#include "app/bank.h"
+#include "app/tx_runner.h"
+#include "mempool/priority_mempool.h"
+#include "store/branch.h"
+
+namespace kairos::app {
+
+// sdk codespace codes of mempool outcomes (cosmos-sdk types/errors).
+inline constexpr std::uint32_t kCodeTxInMempool = 19;  // ErrTxInMempoolCache
+inline constexpr std::uint32_t kCodeMempoolFull = 20;  // ErrMempoolIsFull
+inline constexpr std::uint32_t kCodeTxTooLarge = ante::kTxTooLarge;
+// CometBFT v0.40 app mempool: InsertTx codes >= 32000 mean "retry later".
+inline constexpr std::uint32_t kCodeRetryLater = 32000;
+
+// Size of `tx` as an element of a repeated bytes field: what CometBFT counts against
+// max_tx_bytes (types.ComputeProtoSizeForTxs).
+std::int64_t ProtoSizeOfTx(const std::string& tx);
+
+// The store cannot be read or written: the node is broken. Answering on from a store that
+// fails would be worse than stopping, so this stops the process loudly (exit code 74), as
+// CometBFT expects of a broken app.
+[[noreturn]] void StopOnBrokenStore(const std::string& what, const Status& s);
+
+struct TxPoolOptions {
+  mempool::Config pool;
+  std::int64_t recheck_budget_nanos = 200'000'000;
+  std::vector<ante::GasPrice> min_gas_prices;
+};
+
+// One CheckTx / InsertTx answer.
+struct CheckOutcome {
+  std::uint32_t code = 0;
+  std::string log;
+  std::uint64_t gas_wanted = 0;
+  std::uint64_t gas_used = 0;
+  std::vector<tendermint::abci::Event> events;
+};
+
+class TxPool {
+ public:
+  // REQUIRES: the runner and keepers outlive the pool.
+  TxPool(const TxRunner& runner, const AuthKeeper& auth, const BankKeeper& bank,
+         TxPoolOptions options);
+
+  // Starts the check state over from `committed` (plus `pending`, e.g. the genesis writes
+  // before block 1). The pool's txs are queued for recheck. `committed` must outlive the next
+  // Reset. REQUIRES: `committed` does not change until the next Reset.
+  void Reset(const store::KvReader& committed, const store::KvLimits& limits,
+             const store::ChangeSet* pending);
+
+  // CheckTx (NEW) and InsertTx: judge the tx against the check state and add it to the pool.
+  CheckOutcome CheckNew(const std::string& raw, const ante::BlockInfo& block);
+  // CheckTx (RECHECK): code 0 only if the tx is still in the pool and valid. A tx the pool has
+  // never seen (kairosd restarted, CometBFT kept its mempool) is judged as new.
+  CheckOutcome Recheck(const std::string& raw, const ante::BlockInfo& block);
+
+  // After Commit of `height`: removes the included txs (`included`: their hashes, `senders`:
+  // their first signers), applies TTLs, then Reset(committed) and rechecks within the budget.
+  void AfterCommit(const store::KvReader& committed, const store::KvLimits& limits,
+                   std::int64_t height, const std::vector<std::string>& included,
+                   const std::vector<std::string>& senders, const ante::BlockInfo& next_block);
+
+  // PrepareProposal: txs from the pool in reap order that pass the ante cumulatively on
+  // `scratch` (which receives their ante writes), within `max_tx_bytes` (protobuf size, as
+  // CometBFT counts a block's data) and `max_gas` (< 0: none). Deterministic for a given pool
+  // and state.
+  std::vector<std::string> FillProposal(store::Branch& scratch, const ante::BlockInfo& block,
+                                        std::int64_t max_tx_bytes, std::int64_t max_gas);
+
+  // CometBFT v0.40 ReapTxs: ready txs in reap order within the limits (0 = none).
+  std::vector<std::string> Reap(std::uint64_t max_bytes, std::uint64_t max_gas) const;
+
+  bool Contains(const std::string& hash) const;
+  mempool::Stats stats() const { return pool_.stats(); }
+  const store::Branch& check_state() const { return *check_state_; }
+
+ private:
+  // What a ready tx wrote into the check state, to take it back out.
+  struct Effects {
+    std::string payer;
+    ante::Coins fee;
+    std::vector<std::string> signers;  // sequences incremented (ordered txs)
+    std::vector<std::string> nonce_signers;  // unordered nonces written (unordered txs)
+    std::int64_t timeout = 0;
+  };
+  // A removal we remember for Recheck answers.
+  struct Failure {
+    std::uint32_t code = 0;
+    std::string log;
+  };
+
+  static Effects EffectsOf(const ante::Tx& tx);
+  std::uint64_t CommittedSequence(const std::string& address) const;
+  std::uint64_t CheckSequence(const std::string& address) const;
+  // Runs the ante in `mode` on a child of the check state with each signer's account sequence
+  // set to the tx's (for parked txs and replacements); `refund` first returns a replaced tx's
+  // fee. The child keeps the writes; the signers' sequences are put back to the check state's.
+  TxOutcome RunDetached(const ante::Tx& tx, const ante::BlockInfo& block, const Effects* refund,
+                        store::Branch& child) const;
+  // Applies a pool entry (ready, not yet applied) to the check state; on failure removes it
+  // from the pool. True when applied.
+  bool ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
+                  const ante::BlockInfo& block);
+  // Takes a ready tx's effects back out of the check state (no-op if it had none).
+  void Unapply(const std::string& hash);
+  // The pool removed `entry` (not included): take it and its sender's later ordered txs back
+  // out of the check state, and remember why for Recheck.
+  void Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason);
+  void RecordFailure(const std::string& hash, std::uint32_t code, std::string log);
+  // Rechecks the queued txs of one sender / of everyone until the deadline.
+  void RecheckSender(const std::string& sender, const ante::BlockInfo& block);
+  void DrainRecheck(std::chrono::steady_clock::time_point deadline, const ante::BlockInfo& block);
+  void PurgeExpired(std::int64_t now_nanos);
+  CheckOutcome Reject(mempool::InsertResult r) const;
+
+  const TxRunner& runner_;
+  const AuthKeeper& auth_;
+  const BankKeeper& bank_;
+  TxPoolOptions options_;
+  mempool::PriorityMempool pool_;
+  const store::KvReader* committed_ = nullptr;
+  store::KvLimits limits_;
+  std::unique_ptr<store::Branch> check_state_;
+  std::int64_t height_ = 0;  // the last committed height
+  // Ready txs whose effects are in the check state, by hash.
+  std::unordered_map<std::string, Effects> applied_;
+  // Txs waiting for their recheck after a commit, by sender, and the senders in order.
+  std::unordered_map<std::string, std::vector<mempool::EntryPtr>> recheck_by_sender_;
+  std::deque<std::string> recheck_order_;
+  // Why recent txs left the pool (bounded, oldest forgotten first), for Recheck answers.
+  std::unordered_map<std::string, Failure> failures_;
+  std::deque<std::string> failure_order_;
+};
+
+}  // namespace kairos::app
