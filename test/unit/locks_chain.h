@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -128,13 +129,21 @@ class LocksChain {
     return Tx(from, std::vector<ante::Msg>{std::move(msg)});
   }
 
+  // Called around each tx of a block with the block's state as it stands then.
+  struct Observer {
+    std::function<void(std::size_t, const store::KvReader&)> before;
+    std::function<void(std::size_t, const LockTxResult&, const store::KvReader&)> after;
+  };
+
   // Runs the next block with `txs`; returns each tx's result. REQUIRES: the ante accepts each
   // (a message may fail: its sequence is still used).
-  std::vector<LockTxResult> Block(const std::vector<std::string>& txs = {}) {
+  std::vector<LockTxResult> Block(const std::vector<std::string>& txs = {},
+                                  const Observer& observer = {}) {
     const ante::BlockInfo info{kChainId, next_height_, kT0 + next_height_ * kSecond, -1};
     store::Branch block(root_, root_.limits());
     std::vector<LockTxResult> results;
     for (const std::string& raw : txs) {
+      if (observer.before) observer.before(results.size(), block);
       LockTxResult r;
       auto decoded = app::DecodeTx(raw);
       if (auto* err = std::get_if<app::TxError>(&decoded)) {
@@ -151,6 +160,7 @@ class LocksChain {
       r.codespace = std::string(out.status.codespace());
       r.log = out.status.log();
       r.events = std::move(out.events);
+      if (observer.after) observer.after(results.size(), r, block);
       results.push_back(std::move(r));
     }
     std::size_t ended = 0;
