@@ -439,24 +439,32 @@ struct PriorityMempool::State {
 
   // --- reaping ---
 
-  struct Candidate {
-    EntryPtr entry;  // keeps `node` alive
-    Node* node;
-    std::uint64_t sender_id;  // 0 for unordered txs
-  };
-  struct ReapSender {
+  struct ReapSender {  // one reap's view of a sender's ordered txs
     std::uint64_t last_nonce = 0;  // the last nonce put in a chunk
     bool any = false;
     bool dead = false;  // skipped, or a candidate vanished: offer nothing more of this sender
   };
+  struct Candidate {
+    ReapKey key;     // a copy, so the heap compares without touching the node
+    EntryPtr entry;  // keeps `node` alive
+    Node* node;
+    ReapSender* rs;  // null for unordered txs
+  };
   struct ReapCursor {
     bool started = false;
-    ReapKey last{};                // position in `heads`
-    std::vector<Candidate> heap;   // successors unlocked by (speculatively) taken txs
-    std::unordered_map<std::uint64_t, ReapSender> senders;
+    ReapKey last{};               // position in `heads`
+    std::vector<Candidate> heap;  // successors unlocked by (speculatively) taken txs
+    std::deque<ReapSender> states;  // stable addresses
+    std::unordered_map<std::uint64_t, ReapSender*> by_sender_id;  // looked up once per run
+
+    ReapSender* StateOf(std::uint64_t sender_id) {
+      ReapSender*& rs = by_sender_id[sender_id];
+      if (rs == nullptr) rs = &states.emplace_back();
+      return rs;
+    }
   };
   static bool CandidateLater(const Candidate& a, const Candidate& b) {
-    return Before(KeyOf(*b.node), KeyOf(*a.node));
+    return Before(b.key, a.key);
   }
 
   // Appends up to `n` candidates in reap order, assuming every one of them will be taken (a
@@ -467,22 +475,22 @@ struct PriorityMempool::State {
       // Successors in the heap that vanished or were parked meanwhile end their sender's run.
       while (!cur.heap.empty()) {
         const Candidate& top = cur.heap.front();
-        ReapSender& st = cur.senders[top.sender_id];
-        if (!st.dead && top.node->in_pool.load(std::memory_order_relaxed) &&
+        if (!top.rs->dead && top.node->in_pool.load(std::memory_order_relaxed) &&
             top.node->sender->ReadyIndex(*top.node) != kNotReady) {
           break;
         }
-        st.dead = true;
+        top.rs->dead = true;
         std::pop_heap(cur.heap.begin(), cur.heap.end(), CandidateLater);
         cur.heap.pop_back();
       }
       Candidate c;
       if (it != heads.end() &&
-          (cur.heap.empty() || Before(KeyOf(*it), KeyOf(*cur.heap.front().node)))) {
+          (cur.heap.empty() || Before(KeyOf(*it), cur.heap.front().key))) {
         Node* node = &*it++;
         cur.last = KeyOf(*node);
         cur.started = true;
-        c = {node->self, node, node->ordered() ? node->sender->id : 0};
+        c = {cur.last, node->self, node,
+             node->ordered() ? cur.StateOf(node->sender->id) : nullptr};
       } else if (!cur.heap.empty()) {
         std::pop_heap(cur.heap.begin(), cur.heap.end(), CandidateLater);
         c = std::move(cur.heap.back());
@@ -490,17 +498,16 @@ struct PriorityMempool::State {
       } else {
         return;
       }
-      if (c.sender_id != 0) {
-        ReapSender& st = cur.senders[c.sender_id];
+      if (ReapSender* rs = c.rs) {
         // After concurrent changes the walk of `heads` can meet a sender again.
-        if (st.dead || (st.any && c.node->tx().nonce <= st.last_nonce)) continue;
-        st.any = true;
-        st.last_nonce = c.node->tx().nonce;
+        if (rs->dead || (rs->any && c.node->tx().nonce <= rs->last_nonce)) continue;
+        rs->any = true;
+        rs->last_nonce = c.node->tx().nonce;
         const Sender& s = *c.node->sender;
         const std::size_t i = s.ReadyIndex(*c.node);
         if (i != kNotReady && i + 1 < s.ready) {
           Node* next = s.ordered[i + 1];
-          cur.heap.push_back({next->self, next, c.sender_id});
+          cur.heap.push_back({KeyOf(*next), next->self, next, rs});
           std::push_heap(cur.heap.begin(), cur.heap.end(), CandidateLater);
         }
       }
@@ -738,6 +745,7 @@ std::vector<std::pair<EntryPtr, RemoveReason>> PriorityMempool::PurgeExpired(
 
 void PriorityMempool::Reap(const std::function<Verdict(const EntryPtr&)>& visit) const {
   State::ReapCursor cur;
+  cur.by_sender_id.reserve(256);
   std::vector<State::Candidate> chunk;
   std::size_t chunk_size = 16;
   for (;;) {
@@ -748,7 +756,7 @@ void PriorityMempool::Reap(const std::function<Verdict(const EntryPtr&)>& visit)
     }
     if (chunk.empty()) return;
     for (const State::Candidate& c : chunk) {
-      State::ReapSender* rs = c.sender_id != 0 ? &cur.senders[c.sender_id] : nullptr;
+      State::ReapSender* rs = c.rs;
       if (rs != nullptr && rs->dead) continue;
       if (!c.node->in_pool.load(std::memory_order_acquire)) {  // removed meanwhile
         if (rs != nullptr) rs->dead = true;

@@ -1,0 +1,384 @@
+// mempool_bench: PriorityMempool insert, eviction, reap and memory at several pool sizes, each
+// beside a baseline measured in the same run: the CometBFT v1 TxMempool algorithm (v0.35.8+ /
+// v0.34.20+ / v0.37, research/mempool.md §1.4 and §1.8) written here in C++: a list in arrival
+// order plus a hash map and a sender map; a reap copies every entry and sorts by priority desc /
+// arrival asc; an insert into a full pool scans every entry for strictly lower priority, sorts
+// those victims (lowest first, newest first among equals) and evicts until the new tx's bytes
+// are freed. Both hold the same entries (EntryPtr). A benchmark, not a test: it prints figures.
+//
+// Workload: senders with --nonces txs each (sent round by round, so every tx is ready), ~250-byte
+// txs (200..300), priorities uniform in [1, 1e6], random 32-byte hashes.
+//   mempool_bench [--sizes 10000,100000] [--samples 10000] [--reap 10000] [--nonces 4]
+//                 [--baseline-evictions N]
+// Memory is malloc's in-use bytes (mallinfo2: uordblks + hblkhd) added by filling the pool, minus
+// the raw tx bytes, per tx: the pool's own cost, the Entry and its strings included.
+#include <malloc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <list>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mempool/priority_mempool.h"
+
+using namespace kairos::mempool;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Args {
+  std::vector<std::size_t> sizes{10'000, 100'000};
+  std::size_t samples = 10'000;
+  std::size_t reap = 10'000;
+  std::size_t nonces = 4;
+  std::size_t baseline_evictions = 0;  // 0: as many as fit in about a second
+};
+
+Args Parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    const char* v = argv[i + 1];
+    if (k == "--sizes") {
+      a.sizes.clear();
+      for (const char* p = v; *p != '\0';) {
+        char* end;
+        a.sizes.push_back(std::strtoull(p, &end, 10));
+        p = *end == ',' ? end + 1 : end;
+      }
+    } else if (k == "--samples") {
+      a.samples = std::strtoull(v, nullptr, 10);
+    } else if (k == "--reap") {
+      a.reap = std::strtoull(v, nullptr, 10);
+    } else if (k == "--nonces") {
+      a.nonces = std::max<std::size_t>(1, std::strtoull(v, nullptr, 10));
+    } else if (k == "--baseline-evictions") {
+      a.baseline_evictions = std::strtoull(v, nullptr, 10);
+    } else {
+      std::fprintf(stderr, "unknown flag %s\n", k.c_str());
+      std::exit(2);
+    }
+  }
+  return a;
+}
+
+double Micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+}
+
+std::size_t MallocInUse() {
+  const struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+
+// The workload: tx i belongs to sender (i % senders) with nonce (i / senders), so each round of
+// nonces arrives in order. Priority, size and hash come from a generator seeded by i.
+class Workload {
+ public:
+  Workload(std::size_t txs, std::size_t nonces) : senders_((txs + nonces - 1) / nonces) {}
+
+  TxInfo Tx(std::size_t i, std::int64_t min_priority = 1) const {
+    std::mt19937_64 rng(i * 0x9E3779B97F4A7C15ull + 17);
+    TxInfo t;
+    const std::size_t sender = i % senders_;
+    t.sender.resize(20);
+    for (int b = 0; b < 20; b += 8) {
+      const std::uint64_t v = (sender + 1) * 0xD6E8FEB86659FD93ull ^ static_cast<std::uint64_t>(b);
+      std::memcpy(t.sender.data() + b, &v, std::min(8, 20 - b));
+    }
+    t.nonce = i / senders_;
+    t.priority = min_priority + static_cast<std::int64_t>(rng() % (1'000'001 - min_priority));
+    t.bytes.assign(200 + rng() % 101, static_cast<char>(rng()));
+    for (int b = 0; b < 32; b += 8) {
+      const std::uint64_t v = rng();
+      std::memcpy(t.hash.data() + b, &v, 8);
+    }
+    t.gas_wanted = 100'000;
+    return t;
+  }
+
+ private:
+  std::size_t senders_;
+};
+
+// The CometBFT v1 TxMempool algorithm (see the file comment).
+class BaselinePool {
+ public:
+  BaselinePool(std::size_t max_txs, std::size_t max_bytes)
+      : max_txs_(max_txs), max_bytes_(max_bytes) {}
+
+  bool Insert(TxInfo tx, std::int64_t height, std::int64_t now) {
+    if (by_hash_.count(tx.hash)) return false;
+    const std::size_t size = tx.bytes.size();
+    if (txs_.size() >= max_txs_ || bytes_ + size > max_bytes_) {
+      std::vector<std::list<EntryPtr>::iterator> victims;
+      std::size_t victim_bytes = 0;
+      for (auto it = txs_.begin(); it != txs_.end(); ++it) {
+        if ((*it)->tx.priority < tx.priority) {
+          victims.push_back(it);
+          victim_bytes += (*it)->tx.bytes.size();
+        }
+      }
+      if (victims.empty() || victim_bytes < size) return false;
+      using It = std::list<EntryPtr>::iterator;
+      std::sort(victims.begin(), victims.end(), [](It a, It b) {
+        const Entry& x = **a;
+        const Entry& y = **b;
+        return x.tx.priority != y.tx.priority ? x.tx.priority < y.tx.priority
+                                              : x.arrival > y.arrival;
+      });
+      std::size_t evicted = 0;
+      for (auto it : victims) {
+        evicted += (*it)->tx.bytes.size();
+        Erase(it);
+        if (evicted >= size) break;
+      }
+    }
+    auto e = std::make_shared<Entry>();
+    e->tx = std::move(tx);
+    e->arrival = next_arrival_++;
+    e->arrival_height = height;
+    e->arrival_time = now;
+    txs_.push_back(e);
+    auto it = std::prev(txs_.end());
+    by_hash_.emplace(e->tx.hash, it);
+    by_sender_.emplace(e->tx.sender, it);
+    bytes_ += size;
+    return true;
+  }
+
+  // ReapMaxTxs: copy everything, sort, take the first `n`.
+  std::vector<EntryPtr> Reap(std::size_t n) const {
+    std::vector<EntryPtr> all(txs_.begin(), txs_.end());
+    std::sort(all.begin(), all.end(), [](const EntryPtr& a, const EntryPtr& b) {
+      return a->tx.priority != b->tx.priority ? a->tx.priority > b->tx.priority
+                                              : a->arrival < b->arrival;
+    });
+    all.resize(std::min(n, all.size()));
+    return all;
+  }
+
+  std::size_t size() const { return txs_.size(); }
+
+ private:
+  struct HashOf {
+    std::size_t operator()(const Hash& h) const {
+      std::size_t v;
+      std::memcpy(&v, h.data(), sizeof v);
+      return v;
+    }
+  };
+
+  void Erase(std::list<EntryPtr>::iterator it) {
+    auto [lo, hi] = by_sender_.equal_range((*it)->tx.sender);
+    for (auto s = lo; s != hi; ++s) {
+      if (s->second == it) {
+        by_sender_.erase(s);
+        break;
+      }
+    }
+    by_hash_.erase((*it)->tx.hash);
+    bytes_ -= (*it)->tx.bytes.size();
+    txs_.erase(it);
+  }
+
+  std::size_t max_txs_, max_bytes_;
+  std::size_t bytes_ = 0;
+  std::uint64_t next_arrival_ = 1;
+  std::list<EntryPtr> txs_;
+  std::unordered_map<Hash, std::list<EntryPtr>::iterator, HashOf> by_hash_;
+  std::unordered_multimap<std::string, std::list<EntryPtr>::iterator> by_sender_;
+};
+
+struct Figures {
+  double insert_p50 = 0, insert_p99 = 0;
+  double evict_p50 = 0, evict_p99 = 0;
+  double reap_ms = 0;
+  double bytes_per_tx = 0;
+  std::size_t evictions = 0;
+};
+
+// The floor the API sets: each tx as an Entry made by make_shared (its bytes and sender are
+// std::strings, so separate allocations), held in a vector; per tx above the raw bytes.
+double EntryFloor(std::size_t n, std::size_t nonces) {
+  Workload w(n, nonces);
+  std::vector<EntryPtr> entries;
+  entries.reserve(n);
+  const std::size_t before = MallocInUse();
+  std::size_t raw = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto e = std::make_shared<Entry>();
+    e->tx = w.Tx(i);
+    raw += e->tx.bytes.size();
+    entries.push_back(std::move(e));
+  }
+  return (static_cast<double>(MallocInUse() - before) - static_cast<double>(raw)) /
+         static_cast<double>(n);
+}
+
+Config PoolConfig(std::size_t max_txs) {
+  Config c;
+  c.max_txs = max_txs;
+  c.max_bytes = std::size_t{1} << 40;
+  return c;
+}
+
+// Fills a pool with txs [0, n), measuring memory when asked.
+template <class Insert>
+double Fill(const Workload& w, std::size_t n, Insert insert) {
+  const std::size_t before = MallocInUse();
+  std::size_t raw = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    TxInfo t = w.Tx(i);
+    raw += t.bytes.size();
+    insert(std::move(t));
+  }
+  return (static_cast<double>(MallocInUse() - before) - static_cast<double>(raw)) /
+         static_cast<double>(n);
+}
+
+// Times `insert` on txs [n, n + count) generated with priorities from `min_priority` up.
+template <class Insert>
+std::vector<double> TimeInserts(const Workload& w, std::size_t n, std::size_t count,
+                                std::int64_t min_priority, Insert insert) {
+  std::vector<double> times;
+  times.reserve(count);
+  for (std::size_t i = n; i < n + count; ++i) {
+    TxInfo t = w.Tx(i, min_priority);
+    const auto t0 = Clock::now();
+    const bool counted = insert(std::move(t));
+    const auto t1 = Clock::now();
+    if (counted) times.push_back(Micros(t1 - t0));
+  }
+  return times;
+}
+
+template <class ReapFn>
+double TimeReap(ReapFn reap, int rounds) {
+  std::vector<double> ms;
+  for (int r = 0; r < rounds; ++r) {
+    const auto t0 = Clock::now();
+    reap();
+    ms.push_back(Micros(Clock::now() - t0) / 1000.0);
+  }
+  return Percentile(ms, 0.5);
+}
+
+Figures MeasureKairos(const Args& a, std::size_t n) {
+  Figures f;
+  Workload w(n + a.samples, a.nonces);
+  {
+    PriorityMempool pool(PoolConfig(n + a.samples));
+    f.bytes_per_tx = Fill(w, n, [&](TxInfo t) { pool.Insert(std::move(t), 0, 1, 1); });
+    std::size_t taken = 0;
+    f.reap_ms = TimeReap(
+        [&] {
+          taken = 0;
+          pool.Reap([&](const EntryPtr&) { return ++taken >= a.reap ? Verdict::kStop : Verdict::kTake; });
+        },
+        5);
+    const auto times = TimeInserts(w, n, a.samples, 1, [&](TxInfo t) {
+      return pool.Insert(std::move(t), 0, 1, 1).ok;
+    });
+    f.insert_p50 = Percentile(times, 0.5);
+    f.insert_p99 = Percentile(times, 0.99);
+  }
+  {
+    PriorityMempool pool(PoolConfig(n));
+    Fill(w, n, [&](TxInfo t) { pool.Insert(std::move(t), 0, 1, 1); });
+    const auto times = TimeInserts(w, n, a.samples, 500'000, [&](TxInfo t) {
+      const InsertResult r = pool.Insert(std::move(t), 0, 1, 1);
+      return r.ok && r.evicted.size() == 1;
+    });
+    f.evict_p50 = Percentile(times, 0.5);
+    f.evict_p99 = Percentile(times, 0.99);
+    f.evictions = times.size();
+  }
+  return f;
+}
+
+Figures MeasureBaseline(const Args& a, std::size_t n) {
+  Figures f;
+  Workload w(n + a.samples, a.nonces);
+  {
+    BaselinePool pool(n + a.samples, std::size_t{1} << 40);
+    f.bytes_per_tx = Fill(w, n, [&](TxInfo t) { pool.Insert(std::move(t), 1, 1); });
+    f.reap_ms = TimeReap([&] { (void)pool.Reap(a.reap); }, n >= 1'000'000 ? 3 : 5);
+    const auto times = TimeInserts(w, n, a.samples, 1, [&](TxInfo t) {
+      return pool.Insert(std::move(t), 1, 1);
+    });
+    f.insert_p50 = Percentile(times, 0.5);
+    f.insert_p99 = Percentile(times, 0.99);
+  }
+  {
+    BaselinePool pool(n, std::size_t{1} << 40);
+    Fill(w, n, [&](TxInfo t) { pool.Insert(std::move(t), 1, 1); });
+    // Each eviction scans and sorts the pool: about n log n work, so fewer samples at 1M.
+    const std::size_t count =
+        a.baseline_evictions != 0
+            ? a.baseline_evictions
+            : std::clamp<std::size_t>(200'000'000 / std::max<std::size_t>(n, 1) / 20, 10,
+                                      a.samples);
+    const auto times = TimeInserts(w, n, count, 500'000, [&](TxInfo t) {
+      const std::size_t before = pool.size();
+      return pool.Insert(std::move(t), 1, 1) && pool.size() == before;
+    });
+    f.evict_p50 = Percentile(times, 0.5);
+    f.evict_p99 = Percentile(times, 0.99);
+    f.evictions = times.size();
+  }
+  return f;
+}
+
+std::string Ratio(double ours, double base) {
+  char buf[32];
+  if (ours <= 0) return "-";
+  std::snprintf(buf, sizeof buf, "%.1f×", base / ours);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = Parse(argc, argv);
+  std::string load;
+  std::getline(std::ifstream("/proc/loadavg"), load);
+  std::printf("mempool_bench: txs of 200..300 bytes, %zu nonces per sender, %zu samples, "
+              "reap %zu; load average at start: %s\n\n",
+              a.nonces, a.samples, a.reap, load.c_str());
+  std::printf("| resident txs | measure | kairos | CometBFT v1 algorithm | kairos faster by | goal |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (std::size_t n : a.sizes) {
+    const Figures k = MeasureKairos(a, n);
+    const Figures b = MeasureBaseline(a, n);
+    const char* insert_goal = n == 100'000 ? "p50 ≤ 5 µs" : "";
+    const char* reap_goal = n == 1'000'000 ? "≤ 20 ms" : "";
+    std::printf("| %zu | insert p50 / p99, µs | %.2f / %.2f | %.2f / %.2f | %s | %s |\n", n,
+                k.insert_p50, k.insert_p99, b.insert_p50, b.insert_p99,
+                Ratio(k.insert_p50, b.insert_p50).c_str(), insert_goal);
+    std::printf("| %zu | insert evicting one (full pool) p50 / p99, µs | %.2f / %.2f (%zu) | "
+                "%.1f / %.1f (%zu) | %s | flat 10k→1M |\n",
+                n, k.evict_p50, k.evict_p99, k.evictions, b.evict_p50, b.evict_p99, b.evictions,
+                Ratio(k.evict_p50, b.evict_p50).c_str());
+    std::printf("| %zu | reap %zu txs, ms (median of 5) | %.3f | %.2f | %s | %s |\n", n, a.reap,
+                k.reap_ms, b.reap_ms, Ratio(k.reap_ms, b.reap_ms).c_str(), reap_goal);
+    const double floor = EntryFloor(n, a.nonces);
+    std::printf("| %zu | memory per tx above its raw bytes, bytes | %.0f | %.0f | | ≤ 200 |\n", n,
+                k.bytes_per_tx, b.bytes_per_tx);
+    std::printf("| %zu | of which the pool's own (above the API's Entry: %.0f) | %.0f | %.0f | | |\n",
+                n, floor, k.bytes_per_tx - floor, b.bytes_per_tx - floor);
+    std::fflush(stdout);
+  }
+  return 0;
+}
