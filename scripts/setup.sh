@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Installs what Kairos needs to build and test, and nothing that is already there.
 #   - Debian packages (compiler, CMake, Boost, protobuf, LevelDB, spdlog, Catch2, ...)
-#   - the pinned CometBFT tools, built with `go install` into .tools/ (ignored by git)
+#   - the pinned CometBFT tools, built with `go install` into .tools/ (ignored by git):
+#     cometbft and abci-cli v0.38.25 in .tools/bin, and cometbft v0.40.0 (the app-mempool mode,
+#     `mempool.type = "app"`) in .tools/cometbft-v0.40.0
 #   - the pinned CosmJS packages of test/e2e/cosmjs (npm ci), for the e2e test test_cosmjs.py
 # Idempotent: a second run prints "nothing to do". Prints each thing it installs.
 #
-# Usage: scripts/setup.sh [--with-app-mempool]   (the latter also installs CometBFT v0.40.0)
+# Usage: scripts/setup.sh   (--with-app-mempool is still accepted and does nothing more: v0.40.0
+#                           is always installed now)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS="$ROOT/.tools"
 COMETBFT_VERSION=v0.38.25
 COMETBFT_APP_MEMPOOL_VERSION=v0.40.0
-GO_MIN_MINOR=22  # cometbft v0.38.25 needs go >= 1.22
+GO_MIN_MINOR=25  # cometbft v0.38.25 needs go >= 1.22, v0.40.0 go >= 1.25
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates python3
@@ -23,6 +26,13 @@ PACKAGES=(
 
 did_something=0
 say() { printf 'setup: %s\n' "$*"; }
+
+for arg in "$@"; do
+  case "$arg" in
+    --with-app-mempool) ;;  # kept for old callers: v0.40.0 is always installed
+    *) say "usage: scripts/setup.sh [--with-app-mempool]; unknown argument: $arg" >&2; exit 2 ;;
+  esac
+done
 
 # --- Debian packages ---------------------------------------------------------------------
 missing=()
@@ -47,7 +57,7 @@ if ! command -v go >/dev/null 2>&1; then
 fi
 go_minor=$(go env GOVERSION | sed -E 's/^go1\.([0-9]+).*/\1/')
 if [ "${go_minor:-0}" -lt "$GO_MIN_MINOR" ]; then
-  say "error: $(go env GOVERSION) is too old; CometBFT $COMETBFT_VERSION needs go >= 1.$GO_MIN_MINOR" >&2
+  say "error: $(go env GOVERSION) is too old; CometBFT $COMETBFT_APP_MEMPOOL_VERSION needs go >= 1.$GO_MIN_MINOR" >&2
   exit 1
 fi
 
@@ -65,10 +75,9 @@ install_tool() {  # <dir> <package path> <version> <binary>
 }
 install_tool "$TOOLS/bin" github.com/cometbft/cometbft/cmd/cometbft "$COMETBFT_VERSION" cometbft
 install_tool "$TOOLS/bin" github.com/cometbft/cometbft/abci/cmd/abci-cli "$COMETBFT_VERSION" abci-cli
-if [ "${1:-}" = "--with-app-mempool" ]; then
-  install_tool "$TOOLS/cometbft-$COMETBFT_APP_MEMPOOL_VERSION" \
-    github.com/cometbft/cometbft/cmd/cometbft "$COMETBFT_APP_MEMPOOL_VERSION" cometbft
-fi
+# v0.40.0 for the e2e tests in app-mempool mode (test/e2e, e2e.app_mempool.*).
+install_tool "$TOOLS/cometbft-$COMETBFT_APP_MEMPOOL_VERSION" \
+  github.com/cometbft/cometbft/cmd/cometbft "$COMETBFT_APP_MEMPOOL_VERSION" cometbft
 
 # --- Test tools written in Go -------------------------------------------------------------
 # ics23-verify: the ICS-23 reference verifier (github.com/cosmos/ics23/go), used by the tests to

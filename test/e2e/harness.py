@@ -1,12 +1,16 @@
 """Shared helpers for the Kairos end-to-end tests (stdlib only).
 
-A `Node` is one kairosd and (optionally) one CometBFT v0.38 validator in a fresh temp directory,
-on free loopback ports picked at run time. Every process it starts is stopped when the `with`
+A `Node` is one kairosd and (optionally) one CometBFT validator in a fresh temp directory, on free
+loopback ports picked at run time. The CometBFT flavour: v0.38.25 with its own (flood) mempool by
+default; CometBFT v0.40.0 with `mempool.type = "app"` (kairosd keeps the only mempool) with
+`Node(app_mempool=True)`, or for every Node of a run with KAIROS_E2E_APP_MEMPOOL=1, which is how
+ctest registers the same script a second time (e2e.app_mempool.*). Every process it starts is stopped when the `with`
 block ends, even on failure (and the kernel kills them if this Python process dies: PDEATHSIG).
 On failure the tails of every log are printed. KAIROS_E2E_KEEP=1 keeps the temp directory.
 
-Binaries come from the environment (set by ctest): KAIROSD, COMETBFT, ABCI_CLI, ICS23_VERIFY. When
-unset they default to build/test/app/kairosd and .tools/bin/{cometbft,abci-cli,ics23-verify} in this
+Binaries come from the environment (set by ctest): KAIROSD, COMETBFT, COMETBFT_APP_MEMPOOL,
+ABCI_CLI, ICS23_VERIFY. When unset they default to build/test/app/kairosd,
+.tools/bin/{cometbft,abci-cli,ics23-verify} and .tools/cometbft-v0.40.0/cometbft in this
 repository.
 
 Accounts: `Node(accounts={"alice": "1000000000stake", "carol": None})` creates each key with
@@ -14,15 +18,24 @@ Accounts: `Node(accounts={"alice": "1000000000stake", "carol": None})` creates e
 and funds those with coins in CometBFT's genesis with `kairosd genesis add-account`, before
 anything starts. Txs go through the kairosd CLI (`node.send`: `kairosd tx send ... --output json`)
 or, when a test needs exact control of a field (an unordered timeout, a sequence), through the
-independent builder in cosmos_tx.py (`node.build_send`).
+independent builder in cosmos_tx.py (`node.build_send`). Keys that only the test needs (many
+funded senders) can be made in Python with `node.add_local_key`, which skips the CLI.
+
+Mempool scenarios: `node.broadcast_many` sends many raw txs over keep-alive connections from a
+thread pool, `node.wait_tx` gives a tx's block height and position, `node.block_txs` a block's
+txs in order, `node.mempool_stats` the app mempool's counters (/kairos.mempool.v1.Query/Stats,
+decoded here), `node.set_consensus_params` edits genesis consensus params (e.g. block.max_gas)
+and `node.configure_cometbft` / `node.configure_kairosd` set config.toml keys before a start.
 
 Tests are plain functions passed to `main()`, which runs them, prints a summary and exits non-zero
 if any failed.
 """
 
 import base64
+import concurrent.futures
 import ctypes
 import hashlib
+import http.client
 import json
 import os
 import re
@@ -32,6 +45,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import urllib.error
@@ -44,6 +58,11 @@ COMETBFT = os.environ.get("COMETBFT") or os.path.join(REPO, ".tools", "bin", "co
 ABCI_CLI = os.environ.get("ABCI_CLI") or os.path.join(REPO, ".tools", "bin", "abci-cli")
 ICS23_VERIFY = (os.environ.get("ICS23_VERIFY") or
                 os.path.join(REPO, ".tools", "bin", "ics23-verify"))
+# CometBFT v0.40.0 for the app-mempool mode (scripts/setup.sh installs it there).
+COMETBFT_APP_MEMPOOL = (os.environ.get("COMETBFT_APP_MEMPOOL") or
+                        os.path.join(REPO, ".tools", "cometbft-v0.40.0", "cometbft"))
+# The default flavour of every Node in this run (ctest sets it for the e2e.app_mempool.* tests).
+APP_MEMPOOL = os.environ.get("KAIROS_E2E_APP_MEMPOOL") == "1"
 KEEP = os.environ.get("KAIROS_E2E_KEEP") == "1"
 
 sys.path.insert(0, os.path.join(REPO, "scripts"))
@@ -76,8 +95,23 @@ FEE_COLLECTOR = cosmos_tx.bech32_encode("kairos", hashlib.sha256(b"fee_collector
 
 # Cosmos SDK codes (codespace sdk) the tests expect.
 CODE_TX_DECODE = 2
+CODE_INSUFFICIENT_FEE = 13  # also an underpriced replacement in the app mempool
 CODE_INVALID_REQUEST = 18
+CODE_TX_IN_MEMPOOL = 19
+CODE_MEMPOOL_FULL = 20
+CODE_TX_TOO_LARGE = 21
 CODE_WRONG_SEQUENCE = 32
+
+# What CometBFT itself answers (a JSON-RPC error, the app never sees the tx) when a tx it has seen
+# is broadcast again: v0.38's flood mempool cache (mempool/errors.go ErrTxInCache), v0.40's app
+# mempool seen cache (mempool/app_mempool.go ErrSeenTx).
+CACHE_ERROR_FLOOD = "tx already exists in cache"
+CACHE_ERROR_APP = "tx already seen"
+
+
+def tx_hash(tx):
+    """The hash CometBFT indexes a tx under: SHA-256 of its bytes, upper-case hex."""
+    return hashlib.sha256(tx).hexdigest().upper()
 
 
 class E2EError(AssertionError):
@@ -148,6 +182,44 @@ def run(argv, timeout=60, expect_rc=0):
         raise E2EError(f"{' '.join(argv)} exited {p.returncode} (expected {expect_rc}):\n"
                        f"{p.stdout}")
     return p.stdout
+
+
+class RpcConnection:
+    """One keep-alive HTTP/1.1 connection to CometBFT's RPC (one per thread: not thread-safe).
+
+    call() sends a URI request (GET /method?k=v, values sent as given) and returns the JSON-RPC
+    `result`, or raises RpcError. A connection the server closed while idle is reopened once."""
+
+    def __init__(self, port, timeout=30):
+        self.port, self.timeout = port, timeout
+        self.conn = None
+
+    def call(self, method, **params):
+        query = "&".join(f"{k}={urllib.parse.quote(str(v), safe='')}" for k, v in params.items())
+        path = f"/{method}" + (f"?{query}" if query else "")
+        for attempt in (1, 2):
+            fresh = self.conn is None
+            if fresh:
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port,
+                                                       timeout=self.timeout)
+            try:
+                self.conn.request("GET", path)
+                resp = self.conn.getresponse()
+                raw = resp.read()
+                break
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                self.close()
+                if fresh or attempt == 2:  # only a reused idle connection earns a retry
+                    raise
+        body = json.loads(raw or b"{}")
+        if body.get("error"):
+            raise RpcError(method, body["error"])
+        return body["result"]
+
+    def close(self):
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
 
 class Completed:
@@ -283,10 +355,17 @@ class Proc:
 class Node:
     """One kairosd plus (with_cometbft) one CometBFT validator, in a fresh temp directory."""
 
-    def __init__(self, name, with_cometbft=True, kairos_log_level="debug", accounts=None):
-        """accounts: {key name: genesis coins, or None for a key without an account}."""
+    def __init__(self, name, with_cometbft=True, kairos_log_level="debug", accounts=None,
+                 app_mempool=None):
+        """accounts: {key name: genesis coins, or None for a key without an account}.
+        app_mempool: True runs CometBFT v0.40.0 with mempool.type = "app" (COMETBFT_APP_MEMPOOL),
+        False v0.38.25 with its flood mempool (COMETBFT); None takes KAIROS_E2E_APP_MEMPOOL."""
         self.name = name
         self.with_cometbft = with_cometbft
+        self.app_mempool = APP_MEMPOOL if app_mempool is None else bool(app_mempool)
+        self.cometbft_bin = COMETBFT_APP_MEMPOOL if self.app_mempool else COMETBFT
+        # What CometBFT answers to a broadcast of a tx it has seen (see CACHE_ERROR_*).
+        self.cache_error = CACHE_ERROR_APP if self.app_mempool else CACHE_ERROR_FLOOD
         self.kairos_log_level = kairos_log_level
         self.accounts = dict(accounts or {})
         self.keys = {}  # key name -> {"address", "mnemonic", "pub_key" (bytes)}
@@ -304,14 +383,16 @@ class Node:
     # ---- setup and teardown
 
     def __enter__(self):
+        flavour = ("CometBFT v0.40 app mempool" if self.app_mempool else
+                   "CometBFT v0.38 flood mempool")
         log(f"node {self.name}: dir {self.dir}, abci {self.abci_port}, rpc {self.rpc_port}, "
-            f"p2p {self.p2p_port}")
-        for tool in (KAIROSD, COMETBFT) if self.with_cometbft else (KAIROSD,):
+            f"p2p {self.p2p_port}" + (f", {flavour}" if self.with_cometbft else ""))
+        for tool in (KAIROSD, self.cometbft_bin) if self.with_cometbft else (KAIROSD,):
             check(os.access(tool, os.X_OK), f"{tool} is not an executable (run scripts/setup.sh "
                                             f"and scripts/build.sh test, or set the env vars)")
         self._init_kairosd()
         if self.with_cometbft:
-            run([COMETBFT, "init", "--home", self.cmt_home])
+            run([self.cometbft_bin, "init", "--home", self.cmt_home])
             self._configure_cometbft()
         for name, coins in self.accounts.items():
             self.add_key(name)
@@ -362,7 +443,55 @@ class Node:
             "instrumentation.prometheus": "false",
         }
         values.update({f"consensus.{k}": v for k, v in CONSENSUS_TIMEOUTS.items()})
+        if self.app_mempool:
+            # v0.40.0 config/config.go MempoolTypeApp: RPC broadcasts go to the app's CheckTx,
+            # peers' txs to InsertTx; CometBFT keeps no txs, never rechecks, and asks the app for
+            # txs to gossip with ReapTxs every reap_interval.
+            values["mempool.type"] = "app"
+        self.configure_cometbft(values)
+
+    def configure_cometbft(self, values):
+        """Sets keys ("section.name": raw value) in CometBFT's config.toml, e.g.
+        {"consensus.timeout_commit": "10s"}; takes effect at the next start_cometbft."""
         set_toml_keys(os.path.join(self.cmt_home, "config", "config.toml"), values)
+
+    def genesis_path(self):
+        return os.path.join(self.cmt_home, "config", "genesis.json")
+
+    def set_consensus_params(self, values):
+        """Sets consensus params in CometBFT's genesis.json before the chain starts, e.g.
+        {"block.max_gas": 300000} (int64s are written as JSON strings, as CometBFT does). A
+        param missing from the file fails loudly."""
+        path = self.genesis_path()
+        with open(path, encoding="utf-8") as f:
+            genesis = json.load(f)
+        for key, value in values.items():
+            section, _, name = key.partition(".")
+            params = genesis.get("consensus_params", {}).get(section)
+            check(isinstance(params, dict) and name in params,
+                  f"{path}: no consensus_params.{key}")
+            params[name] = str(value) if isinstance(value, int) else value
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(genesis, f, indent=2)
+        log(f"genesis consensus params: {values}")
+
+    def genesis_chain_id(self):
+        with open(self.genesis_path(), encoding="utf-8") as f:
+            return json.load(f)["chain_id"]
+
+    def genesis_account_number(self, who):
+        """The account number InitChain gives `who` (app/genesis.h: the accounts of
+        app_state.auth.accounts get 0, 1, ... in the order listed, then each address that only
+        has a balance, in order). Known before block 1, when no Account query can answer yet."""
+        with open(self.genesis_path(), encoding="utf-8") as f:
+            app_state = json.load(f).get("app_state") or {}
+        order = [a["address"] for a in app_state.get("auth", {}).get("accounts", [])]
+        for b in app_state.get("bank", {}).get("balances", []):
+            if b["address"] not in order:
+                order.append(b["address"])
+        address = self.address(who)
+        check(address in order, f"{who} ({address}) has no account in the genesis")
+        return order.index(address)
 
     def __exit__(self, exc_type, exc, tb):
         failed = exc_type is not None
@@ -432,7 +561,8 @@ class Node:
     def start_cometbft(self):
         check(self.with_cometbft, "this node has no CometBFT")
         check(self.cometbft is None or not self.cometbft.alive(), "cometbft is running already")
-        self.cometbft = self._spawn("cometbft", [COMETBFT, "start", "--home", self.cmt_home])
+        self.cometbft = self._spawn("cometbft", [self.cometbft_bin, "start",
+                                                 "--home", self.cmt_home])
         return self.cometbft
 
     def start(self):
@@ -584,9 +714,21 @@ class Node:
         """A key name's address (an address is returned as it is)."""
         return self.keys[who]["address"] if who in self.keys else who
 
+    def add_local_key(self, name):
+        """A key made here, not in kairosd's keyring (no CLI call): a private key derived from the
+        node's directory and `name`. build_send, address and add_genesis_account take its name;
+        the kairosd CLI does not know it. Returns its address."""
+        check(name not in self.keys, f"key {name} exists already")
+        key = hashlib.sha256(f"{self.dir}/{name}".encode()).digest()
+        pub = cosmos_tx.pubkey_of(key)
+        self.keys[name] = {"address": cosmos_tx.address_of_pubkey(pub), "mnemonic": None,
+                           "pub_key": pub}
+        self._private_keys[name] = key
+        return self.keys[name]["address"]
+
     def add_genesis_account(self, who, coins):
         genesis = os.path.join(self.cmt_home, "config", "genesis.json")
-        self.cli("genesis", "add-account", who, coins, "--genesis", genesis)
+        self.cli("genesis", "add-account", self.address(who), coins, "--genesis", genesis)
         log(f"genesis: {self.address(who)} has {coins}")
 
     def send(self, frm, to, amount, fees=FEES, unordered=False, timeout="60s", sequence=None,
@@ -645,8 +787,9 @@ class Node:
         return self._private_keys[name]
 
     def cached_chain_id(self):
+        """The chain id, from CometBFT's genesis.json (no RPC: it works before the start)."""
         if self._chain_id is None:
-            self._chain_id = self.chain_id()
+            self._chain_id = self.genesis_chain_id()
         return self._chain_id
 
     def build_send(self, frm, to, amount, account_number=None, **kw):
@@ -661,13 +804,130 @@ class Node:
 
     def broadcast_sync(self, tx):
         """broadcast_tx_sync: CheckTx's answer {code, log, codespace, hash}, or RpcError (e.g.
-        "tx already exists in cache")."""
+        "tx already exists in cache"). In both flavours the RPC sends the app a CheckTx (v0.40's
+        app mempool too: InsertTx is only for txs from peers)."""
         return self.rpc("broadcast_tx_sync", tx="0x" + tx.hex())
+
+    def check_tx(self, tx):
+        """The /check_tx RPC: CometBFT sends CheckTx straight to the app, past its own cache and
+        mempool, and returns the app's answer {code, log, codespace, ...}. Kairos treats it like
+        any new CheckTx: an accepted tx goes into the app mempool."""
+        return self.rpc("check_tx", tx="0x" + tx.hex())
+
+    def broadcast_many(self, txs, workers=8, heights=False):
+        """broadcast_tx_sync of every tx in `txs` (bytes), from `workers` threads that each keep
+        one HTTP connection open; with workers=1 they go one after another in list order.
+
+        Returns one dict per tx, in the order of `txs`: "tx", "hash", "code", "log",
+        "codespace" (CheckTx's answer) or "error" (an RPC error's data, e.g. CometBFT's cache),
+        and with heights=True "height_after": the latest block height /status reported right
+        after that answer came back. The app then held the tx (if accepted) before every block
+        above height_after + 1 was proposed."""
+        local = threading.local()
+        conns = []
+        lock = threading.Lock()
+
+        def conn():
+            if not hasattr(local, "conn"):
+                local.conn = RpcConnection(self.rpc_port)
+                with lock:
+                    conns.append(local.conn)
+            return local.conn
+
+        def one(tx):
+            out = {"tx": tx, "hash": tx_hash(tx), "code": None, "log": "", "codespace": "",
+                   "error": None}
+            try:
+                res = conn().call("broadcast_tx_sync", tx="0x" + tx.hex())
+                out.update(code=res.get("code", 0), log=res.get("log", ""),
+                           codespace=res.get("codespace", ""))
+            except RpcError as e:
+                out["error"] = e.error.get("data") or e.error.get("message") or str(e.error)
+            if heights:
+                status = conn().call("status")
+                out["height_after"] = int(status["sync_info"]["latest_block_height"])
+            return out
+
+        t0 = time.monotonic()
+        try:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+                results = list(pool.map(one, txs))
+        finally:
+            for c in conns:
+                c.close()
+        accepted = sum(1 for r in results if r["code"] == 0)
+        log(f"broadcast {len(txs)} txs with {workers} connections in "
+            f"{time.monotonic() - t0:.2f}s: {accepted} accepted")
+        return results
+
+    def wait_tx(self, tx, timeout=60):
+        """Waits until tx (bytes, or its hash) is indexed in a block; returns {"height",
+        "index" (its position in the block), "code", "log", "gas_used"}."""
+        h = tx if isinstance(tx, str) else tx_hash(tx)
+        found = self.rpc_eventually("tx", timeout=timeout, hash="0x" + h)
+        res = found.get("tx_result", {})
+        return {"height": int(found["height"]), "index": int(found.get("index", 0)),
+                "code": res.get("code", 0), "log": res.get("log", ""),
+                "gas_used": int(res.get("gas_used", 0))}
+
+    def find_tx(self, tx):
+        """The /tx answer for tx (bytes or hash) if it is in a block, else None (no wait)."""
+        h = tx if isinstance(tx, str) else tx_hash(tx)
+        try:
+            return self.rpc("tx", hash="0x" + h)
+        except RpcError as e:
+            if "not found" in json.dumps(e.error):
+                return None
+            raise
+
+    def block_txs(self, h):
+        """The txs of block h, in block order, as bytes."""
+        return [base64.b64decode(t) for t in (self.block(h)["data"].get("txs") or [])]
+
+    def mempool_stats(self):
+        """/kairos.mempool.v1.Query/Stats decoded (proto/kairos/mempool/v1/query.proto):
+        {"size", "bytes", "senders", "parked": int, "rejections", "evictions", "expiries",
+        "removals": {reason: count}}."""
+        q = self.abci_query("/kairos.mempool.v1.Query/Stats")
+        check(q.get("code", 0) == 0, f"mempool Stats query: {q}")
+        return decode_mempool_stats(base64.b64decode(q.get("value") or ""))
+
+    def query_account(self, who):
+        """/cosmos.auth.v1beta1.Query/Account through abci_query (no CLI): the decoded account
+        (cosmos_tx.decode_account_response), or None when the query fails (no such account)."""
+        q = self.abci_query("/cosmos.auth.v1beta1.Query/Account",
+                            data=cosmos_tx.query_account_request(self.address(who)))
+        if q.get("code", 0) != 0:
+            return None
+        return cosmos_tx.decode_account_response(base64.b64decode(q.get("value") or ""))
+
+    def query_balance(self, who, denom=DENOM):
+        """/cosmos.bank.v1beta1.Query/Balance through abci_query (no CLI), as an int."""
+        q = self.abci_query("/cosmos.bank.v1beta1.Query/Balance",
+                            data=cosmos_tx.query_balance_request(self.address(who), denom))
+        check(q.get("code", 0) == 0, f"balance query of {who}: {q}")
+        got_denom, amount = cosmos_tx.decode_balance_response(base64.b64decode(q["value"]))
+        check(got_denom == denom, f"balance query of {who}: denom {got_denom}")
+        return amount
 
     def tx_bytes(self, tx_hash):
         """The bytes of an included tx, from /tx?hash= (retried until indexed)."""
         found = self.rpc_eventually("tx", hash="0x" + tx_hash)
         return base64.b64decode(found["tx"])
+
+
+def decode_mempool_stats(value):
+    """QueryStatsResponse bytes -> the dict Node.mempool_stats returns."""
+    fields = cosmos_tx.decode_fields(value)
+    out = {name: fields.get(num, [0])[0]
+           for num, name in ((1, "size"), (2, "bytes"), (3, "senders"), (4, "parked"))}
+    for num, name in ((5, "rejections"), (6, "evictions"), (7, "expiries"), (8, "removals")):
+        counts = {}
+        for raw in fields.get(num, []):
+            rc = cosmos_tx.decode_fields(raw)
+            counts[rc.get(1, [b""])[0].decode()] = rc.get(2, [0])[0]
+        out[name] = counts
+    return out
 
 
 def now_unix_nanos():
