@@ -593,10 +593,11 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
                            : "the tx with sequence " + std::to_string(tx.nonce) +
                                  " has the highest priority possible and cannot be replaced");
     }
-  } else if (sender != nullptr && sender->count() >= config_.max_txs_per_sender) {
+  } else if (const std::size_t count = sender != nullptr ? sender->count() : 0;
+             count >= config_.max_txs_per_sender) {
     collect_promoted(sender);
     return reject(RejectReason::kSenderCap,
-                  "sender has " + std::to_string(sender->count()) +
+                  "sender has " + std::to_string(count) +
                       " txs in the mempool, the limit is " +
                       std::to_string(config_.max_txs_per_sender));
   }

@@ -210,6 +210,10 @@ TEST_CASE("mempool: per-sender cap counts ordered and unordered, not replacement
   CHECK(pool.Insert(Tx("a", 1, 2), 0, 1, 1).ok);  // a replacement
   CHECK(pool.Insert(Tx("b", 0, 1), 0, 1, 1).ok);
   CHECK(pool.stats().rejected[static_cast<int>(RejectReason::kSenderCap)] == 2);
+
+  c.max_txs_per_sender = 0;
+  PriorityMempool closed(c);
+  CHECK(closed.Insert(Tx("a", 0, 1), 0, 1, 1).reject == RejectReason::kSenderCap);
 }
 
 TEST_CASE("mempool: a full pool of equal priorities rejects with needed = p + 1", "[mempool]") {
