@@ -305,6 +305,7 @@ Status ReadAddressed(const json& obj, const std::string& name, ReadOne&& read) {
 }
 
 Status ReadLocks(const json& j, locks::GenesisState* g) {
+  g->present = true;
   if (Status s = CheckKeys(j, "app_state.locks",
                            {"params", "sessions", "last_session_ends", "registrations", "vars"});
       !s.ok()) {

@@ -10,6 +10,8 @@
 #include "app/big_endian.h"
 #include "app/genesis.h"
 #include "app/hex.h"
+#include "app/locks/genesis.h"
+#include "app/locks/queries.h"
 #include "app/proto_util.h"
 #include "app/tx_codec.h"
 #include "cosmos/auth/v1beta1/query.pb.h"
@@ -231,7 +233,9 @@ pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) {
                           "/cosmos.bank.v1beta1.Query/AllBalances, "
                           "/cosmos.tx.v1beta1.Service/Simulate, "
                           "/kairos.auth.v1.Query/UnorderedNonce, "
-                          "/kairos.mempool.v1.Query/Stats, /app/version, /app/height, "
+                          "/kairos.mempool.v1.Query/Stats, /kairos.locks.v1.Query/{Holder,"
+                          "Session,DepositQuote,Registration,Params,Var}, /app/version, "
+                          "/app/height, "
                           "/store/<hex key>, /store (key in data)");
   }
   return res;
@@ -438,6 +442,16 @@ pb::ResponseQuery KairosApp::QueryModule(const std::string& path,
     return res;
   }
 
+  if (path.rfind(locks::kQueryPathPrefix, 0) == 0) {
+    auto answer = locks::HandleQuery(locks_, path, req.data(), reader, at);
+    if (!answer.ok()) return broken(answer.status());
+    if (answer->code != 0) return QueryError(answer->code, kCodespaceSdk, answer->log);
+    res.set_key(answer->key);
+    res.set_value(answer->value);
+    if (req.prove()) AttachProof(at, answer->key, &res);
+    return res;
+  }
+
   return QueryError(kCodeUnknownRequest, kCodespaceSdk,
                     "unknown query path '" + Printable(path) + "'");
 }
@@ -464,6 +478,7 @@ pb::ResponseQuery KairosApp::QuerySimulate(const pb::RequestQuery& req) const {
   CheckStore(out.status, "Simulate");
   if (!out.status.ok()) {
     pb::ResponseQuery res = QueryError(out.status.code(), kCodespaceSdk, out.status.log());
+    res.set_codespace(std::string(out.status.codespace()));  // "locks" for its own codes
     res.set_height(store_->version());
     return res;
   }
@@ -568,6 +583,9 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
       throw std::runtime_error("genesis balance of " +
                                crypto::EncodeAccountAddress(b.address) + ": " + s.log());
     }
+  }
+  if (Status s = locks::InitGenesis(state, locks_, genesis->locks, initial_height_); !s.ok()) {
+    throw std::runtime_error(s.message());
   }
   genesis_ = state.changes();
   // CheckTx sees the genesis accounts before block 1 commits them.
@@ -762,13 +780,21 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
     result->set_gas_used(static_cast<std::int64_t>(out.gas_used));
     if (!out.status.ok()) {
       result->set_code(out.status.code());
-      result->set_codespace(kCodespaceSdk);
+      result->set_codespace(std::string(out.status.codespace()));
       result->set_log(out.status.log());
       ++failed;
     }
     for (auto& e : out.events) *result->add_events() = std::move(e);
   }
-  // EndBlock: nothing yet (no validator updates).
+  // EndBlock: end up to end_block_cleanup_limit expired lock sessions (no validator updates).
+  std::size_t locks_ended = 0;
+  {
+    std::vector<pb::Event> events;
+    if (Status s = locks_.RunEndBlock(block, info, &events, &locks_ended); !s.ok()) {
+      StopOnBrokenStore("EndBlock of block " + std::to_string(height), s);
+    }
+    for (auto& e : events) *res.add_events() = std::move(e);
+  }
   auto root = store_->Stage(height, block.changes(), EncodeInt64(block_time));
   if (!root.ok()) {
     throw std::runtime_error("computing the app hash of block " + std::to_string(height) +
@@ -779,8 +805,9 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
   staged_txs_ = static_cast<std::size_t>(req.txs_size());
   staged_failed_ = failed;
   res.set_app_hash(store::ToBytes(*root));
-  Log()->debug("FinalizeBlock {}: {} txs ({} failed), {} unordered nonce(s) purged, app hash {}",
-               height, req.txs_size(), failed, *purged, HexUpper(res.app_hash()));
+  Log()->debug("FinalizeBlock {}: {} txs ({} failed), {} unordered nonce(s) purged, {} expired "
+               "lock session(s) ended, app hash {}",
+               height, req.txs_size(), failed, *purged, locks_ended, HexUpper(res.app_hash()));
   return res;
 }
 

@@ -2,7 +2,8 @@
 //
 // State lives in the authenticated store (store/MerkleStore): the app hash is its root. Txs are
 // Cosmos SDK v0.53 TxRaw bytes (app/tx_codec), run by TxRunner through the ante pipeline
-// (ante/) and the message handlers (x/auth and x/bank: app/auth, app/bank).
+// (ante/) and the message handlers (x/auth, x/bank and the lease locks: app/auth, app/bank,
+// app/locks).
 //
 // InitChain reads the genesis app_state (app/genesis) and writes the chain identity, the
 // chain-wide limits, the params, the accounts and the balances; they are committed with the
@@ -10,7 +11,8 @@
 // create_empty_blocks = false can idle.
 //
 // FinalizeBlock: PreBlock (purge the unordered nonces whose timeout is <= the block time), then
-// each tx (ante branch, then message branch), then the root. Signatures of a block are checked
+// each tx (ante branch, then message branch), then EndBlock (the locks module ends up to
+// end_block_cleanup_limit expired sessions), then the root. Signatures of a block are checked
 // in parallel first (signature_threads), into the signature cache; the txs then run in block
 // order, so the results never depend on the threads.
 //
@@ -40,6 +42,7 @@
 #include "ante/decorators.h"
 #include "app/auth.h"
 #include "app/bank.h"
+#include "app/locks/keeper.h"
 #include "app/tx_pool.h"
 #include "app/tx_runner.h"
 #include "store/branch.h"
@@ -147,6 +150,7 @@ class KairosApp final : public abci::Application {
   std::int64_t staged_block_time_ = 0;
   AuthKeeper auth_;
   BankKeeper bank_{auth_};
+  locks::LocksKeeper locks_{bank_};  // genesis, EndBlock and queries (txs: runner_'s own)
   mutable ante::SignatureCache signature_cache_;
   TxRunner runner_{auth_, bank_, &signature_cache_};
   std::string chain_id_;

@@ -19,6 +19,7 @@ Status Write(store::KvStore& kv, std::string_view key, std::string_view value) {
 
 Status InitGenesis(store::KvStore& kv, const LocksKeeper& keeper, const GenesisState& g,
                    std::int64_t initial_height) {
+  if (!g.present) return Status::OK();
   if (Status s = keeper.SetParams(kv, g.params); !s.ok()) return s;
   ante::Uint256 held_in_escrow = 0;
   for (std::size_t i = 0; i < g.sessions.size(); ++i) {

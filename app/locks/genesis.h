@@ -27,6 +27,10 @@
 namespace kairos::app::locks {
 
 struct GenesisState {
+  // False when app_state has no "locks": nothing is written then (the params are the defaults,
+  // which GetParams answers for an absent key), so such a chain's app hash is the same as before
+  // the module existed.
+  bool present = false;
   Params params;
   std::vector<std::pair<std::string, Session>> sessions;  // raw address, session
   std::vector<std::pair<std::string, std::int64_t>> last_session_ends;

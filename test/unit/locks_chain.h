@@ -1,11 +1,13 @@
 // Test helper for the locks module: a chain that runs signed Cosmos txs through the real message
-// path, DecodeTx -> TxRunner (ValidateBasic, the ante pipeline, the router) -> the locks msg
-// server, then the locks EndBlock, one block per call, from a genesis app_state parsed by
-// app/genesis (ParseGenesis + locks::InitGenesis). Keys are funded in genesis; the chain tracks
-// their account numbers and sequences, so a test only says who sends what at which height.
-//
-// The state is an in-memory branch; Query answers locks queries through locks::HandleQuery, the
-// same function the app's Query calls.
+// path, one block per call, from a genesis app_state with app_state.locks. Keys are funded in
+// genesis; the chain tracks their account numbers and sequences, so a test only says who sends
+// what at which height. Two drivers:
+//   kApp     a real KairosApp over a MerkleStore in a temp dir: InitChain, FinalizeBlock (PreBlock,
+//            DecodeTx -> TxRunner: ValidateBasic, the ante pipeline, the router, the locks msg
+//            server; then the locks EndBlock), Commit, and Query (with proofs on request).
+//   kRunner  the same functions FinalizeBlock calls (ParseGenesis, locks::InitGenesis, DecodeTx,
+//            TxRunner::Run, LocksKeeper::RunEndBlock, locks::HandleQuery) on an in-memory
+//            branch, which lets an Observer see the state between the txs of a block.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -19,11 +21,15 @@
 
 #include "app/bank.h"
 #include "app/genesis.h"
+#include "app/hex.h"
+#include "app/kairos_app.h"
 #include "app/locks/keeper.h"
 #include "app/locks/queries.h"
 #include "app/tx_codec.h"
 #include "app/tx_runner.h"
 #include "store/branch.h"
+#include "store/merkle_store.h"
+#include "temp_dir.h"
 #include "test_chain.h"
 
 namespace kairos::test {
@@ -89,33 +95,65 @@ class LocksChain {
  public:
   static constexpr char kChainId[] = "kairos-locks-test";
   static constexpr std::uint64_t kGas = 2'000'000;
+  enum class Driver { kApp, kRunner };
 
   // `funded`: keys with genesis coins (account numbers in this order). `locks_json`: the value
-  // of app_state.locks. The first block is `first_height`.
+  // of app_state.locks. The chain starts at first_height - 1 with an empty block that commits
+  // the genesis state, so the first block a test runs is `first_height`. REQUIRES: it is >= 2.
   LocksChain(std::vector<std::pair<TestKey, std::string>> funded, const std::string& locks_json,
-             std::int64_t first_height = 1)
-      : root_(empty_, store::KvLimits{}), next_height_(first_height) {
-    std::string app_state = AppStateJson(funded);
-    app_state.pop_back();  // the closing brace
-    app_state += R"(,"locks":)" + locks_json + "}";
-    auto genesis = app::ParseGenesis(app_state);
-    REQUIRE(genesis.ok());
-    auth_.set_params(genesis->auth_params);
-    REQUIRE(root_.Set(app::BankKeeper::kDenomKey, genesis->denom).ok());
-    std::uint64_t number = 0;
-    for (const auto& b : genesis->balances) {
-      REQUIRE(auth_.NewAccount(root_, b.address).ok());
-      REQUIRE(bank_.Mint(root_, b.address, b.coins).ok());
-      numbers_[b.address] = number++;
-    }
-    Status s = app::locks::InitGenesis(root_, keeper_, genesis->locks, first_height);
-    INFO(s.message());
-    REQUIRE(s.ok());
+             std::int64_t first_height = 2, Driver driver = Driver::kApp)
+      : driver_(driver), root_(empty_, store::KvLimits{}), next_height_(first_height - 1) {
+    REQUIRE(first_height >= 2);
+    Init(funded, locks_json);
+    Block();
   }
 
   std::int64_t next_height() const { return next_height_; }
   std::int64_t last_height() const { return next_height_ - 1; }
+  app::KairosApp& app() { return *app_; }  // REQUIRES: Driver::kApp
 
+ private:
+  void Init(const std::vector<std::pair<TestKey, std::string>>& funded,
+            const std::string& locks_json) {
+    const std::int64_t initial_height = next_height_;
+    std::string app_state = AppStateJson(funded);
+    app_state.pop_back();  // the closing brace
+    app_state += R"(,"locks":)" + locks_json + "}";
+    for (std::size_t i = 0; i < funded.size(); ++i) numbers_[funded[i].first.address] = i;
+    if (driver_ == Driver::kApp) {
+      store::StoreOptions so;
+      so.dir = dir_ / "data";
+      so.keep_recent = 0;
+      so.page_cache_pages = 4096;  // small: tests open many stores
+      so.block_cache_bytes = 1u << 20;
+      so.write_buffer_bytes = 1u << 20;
+      auto db = store::MerkleStore::Open(so);
+      REQUIRE(db.ok());
+      store_ = db->get();  // owned by the app; read here for the invariants
+      auto a = app::KairosApp::Open(std::move(*db), store::KvLimits{});
+      REQUIRE(a.ok());
+      app_ = std::move(*a);
+      tendermint::abci::RequestInitChain req;
+      req.set_chain_id(kChainId);
+      req.set_initial_height(initial_height);
+      req.set_app_state_bytes(app_state);
+      app_->InitChain(req);
+      return;
+    }
+    auto genesis = app::ParseGenesis(app_state);
+    REQUIRE(genesis.ok());
+    auth_.set_params(genesis->auth_params);
+    REQUIRE(root_.Set(app::BankKeeper::kDenomKey, genesis->denom).ok());
+    for (const auto& b : genesis->balances) {
+      REQUIRE(auth_.NewAccount(root_, b.address).ok());
+      REQUIRE(bank_.Mint(root_, b.address, b.coins).ok());
+    }
+    Status s = app::locks::InitGenesis(root_, keeper_, genesis->locks, initial_height);
+    INFO(s.message());
+    REQUIRE(s.ok());
+  }
+
+ public:
   // A signed tx from `from` with these messages, at its next sequence.
   std::string Tx(const TestKey& from, std::vector<ante::Msg> msgs) {
     app::TxSpec spec;
@@ -129,17 +167,117 @@ class LocksChain {
     return Tx(from, std::vector<ante::Msg>{std::move(msg)});
   }
 
-  // Called around each tx of a block with the block's state as it stands then.
+  // Called around each tx of a block with the block's state as it stands then (kRunner only).
   struct Observer {
     std::function<void(std::size_t, const store::KvReader&)> before;
     std::function<void(std::size_t, const LockTxResult&, const store::KvReader&)> after;
   };
 
-  // Runs the next block with `txs`; returns each tx's result. REQUIRES: the ante accepts each
-  // (a message may fail: its sequence is still used).
+  // Runs (and commits) the next block with `txs`; returns each tx's result. REQUIRES: the ante
+  // accepts each (a message may fail: its sequence is still used).
   std::vector<LockTxResult> Block(const std::vector<std::string>& txs = {},
                                   const Observer& observer = {}) {
-    const ante::BlockInfo info{kChainId, next_height_, kT0 + next_height_ * kSecond, -1};
+    const std::int64_t time = kT0 + next_height_ * kSecond;
+    ++next_height_;
+    return driver_ == Driver::kApp ? AppBlock(txs, time) : RunnerBlock(txs, time, observer);
+  }
+
+  // Runs empty blocks until the next block is `height`.
+  void AdvanceTo(std::int64_t height) {
+    REQUIRE(height >= next_height_);
+    while (next_height_ < height) Block();
+  }
+
+  // One tx in the block at `height` (empty blocks before it).
+  LockTxResult At(std::int64_t height, const std::string& tx) {
+    AdvanceTo(height);
+    return Block({tx}).front();
+  }
+
+  // The events of the last block's EndBlock.
+  const std::vector<tendermint::abci::Event>& end_block_events() const {
+    return end_block_events_;
+  }
+
+  // A locks query at the latest height: the raw answer (code, log, key, value, proof ops).
+  tendermint::abci::ResponseQuery RawQuery(const std::string& name, const std::string& data,
+                                           bool prove = false) {
+    const std::string path = std::string(app::locks::kQueryPathPrefix) + name;
+    if (driver_ == Driver::kApp) {
+      tendermint::abci::RequestQuery req;
+      req.set_path(path);
+      req.set_data(data);
+      req.set_prove(prove);
+      return app_->Query(req);
+    }
+    auto a = app::locks::HandleQuery(keeper_, path, data, root_, last_height());
+    REQUIRE(a.ok());
+    tendermint::abci::ResponseQuery res;
+    res.set_code(a->code);
+    res.set_log(a->log);
+    res.set_key(a->key);
+    res.set_value(a->value);
+    res.set_height(last_height());
+    return res;
+  }
+
+  // A locks query that must succeed, parsed.
+  template <class Response>
+  Response Query(const std::string& name, const google::protobuf::MessageLite& request) {
+    const auto res = RawQuery(name, request.SerializeAsString());
+    INFO(res.log());
+    REQUIRE(res.code() == 0);
+    Response r;
+    REQUIRE(r.ParseFromString(res.value()));
+    return r;
+  }
+
+  // The committed state.
+  const store::KvReader& state() const {
+    return driver_ == Driver::kApp ? static_cast<const store::KvReader&>(*store_) : root_;
+  }
+
+  ante::Uint256 Balance(const std::string& address) {
+    auto b = bank_.GetBalance(state(), address, "stake");
+    REQUIRE(b.ok());
+    return *b;
+  }
+  ante::Uint256 Balance(const TestKey& k) { return Balance(k.address); }
+  ante::Uint256 Supply() {
+    auto s = bank_.GetSupply(state(), "stake");
+    REQUIRE(s.ok());
+    return *s;
+  }
+
+  // The spec's state invariants (1, 2, 8 and the bookkeeping) on the committed state.
+  void CheckInvariants() {
+    Status s = keeper_.CheckInvariants(state(), last_height());
+    INFO(s.message());
+    REQUIRE(s.ok());
+  }
+
+  const app::locks::LocksKeeper& keeper() const { return keeper_; }
+
+ private:
+  std::vector<LockTxResult> AppBlock(const std::vector<std::string>& txs, std::int64_t time) {
+    tendermint::abci::RequestFinalizeBlock req;
+    req.set_height(last_height());
+    req.mutable_time()->set_seconds(time / kSecond);
+    req.mutable_time()->set_nanos(static_cast<std::int32_t>(time % kSecond));
+    for (const auto& tx : txs) req.add_txs(tx);
+    const auto res = app_->FinalizeBlock(req);
+    app_->Commit({});
+    std::vector<LockTxResult> results;
+    for (const auto& r : res.tx_results()) {
+      results.push_back({r.code(), r.codespace(), r.log(), {r.events().begin(), r.events().end()}});
+    }
+    end_block_events_.assign(res.events().begin(), res.events().end());
+    return results;
+  }
+
+  std::vector<LockTxResult> RunnerBlock(const std::vector<std::string>& txs, std::int64_t time,
+                                        const Observer& observer) {
+    const ante::BlockInfo info{kChainId, last_height(), time, -1};
     store::Branch block(root_, root_.limits());
     std::vector<LockTxResult> results;
     for (const std::string& raw : txs) {
@@ -169,63 +307,9 @@ class LocksChain {
     INFO(s.message());
     REQUIRE(s.ok());
     root_.Apply(block.changes());
-    ++next_height_;
     return results;
   }
 
-  // Runs empty blocks until the next block is `height`.
-  void AdvanceTo(std::int64_t height) {
-    REQUIRE(height >= next_height_);
-    while (next_height_ < height) Block();
-  }
-
-  // One tx in the block at `height` (empty blocks before it).
-  LockTxResult At(std::int64_t height, const std::string& tx) {
-    AdvanceTo(height);
-    return Block({tx}).front();
-  }
-
-  const std::vector<tendermint::abci::Event>& end_block_events() const {
-    return end_block_events_;
-  }
-
-  // A locks query on the last committed state.
-  template <class Response>
-  Response Query(const std::string& name, const google::protobuf::MessageLite& request) {
-    auto a = app::locks::HandleQuery(keeper_, std::string(app::locks::kQueryPathPrefix) + name,
-                                     request.SerializeAsString(), root_, last_height());
-    REQUIRE(a.ok());
-    INFO(a->log);
-    REQUIRE(a->code == 0);
-    Response r;
-    REQUIRE(r.ParseFromString(a->value));
-    return r;
-  }
-
-  ante::Uint256 Balance(const std::string& address) {
-    auto b = bank_.GetBalance(root_, address, "stake");
-    REQUIRE(b.ok());
-    return *b;
-  }
-  ante::Uint256 Balance(const TestKey& k) { return Balance(k.address); }
-  ante::Uint256 Supply() {
-    auto s = bank_.GetSupply(root_, "stake");
-    REQUIRE(s.ok());
-    return *s;
-  }
-
-  // The spec's state invariants (1, 2, 8 and the bookkeeping) on the committed state.
-  void CheckInvariants() {
-    Status s = keeper_.CheckInvariants(root_, last_height());
-    INFO(s.message());
-    REQUIRE(s.ok());
-  }
-
-  const app::locks::LocksKeeper& keeper() const { return keeper_; }
-  const store::KvReader& state() const { return root_; }
-  std::uint64_t sequence(const TestKey& k) { return sequences_[k.address]; }
-
- private:
   class EmptyIterator final : public store::KvIterator {
    public:
     bool Valid() const override { return false; }
@@ -241,8 +325,12 @@ class LocksChain {
     }
   };
 
+  Driver driver_;
+  TempDir dir_;
+  const store::MerkleStore* store_ = nullptr;  // kApp: the app's store
+  std::unique_ptr<app::KairosApp> app_;
   EmptyReader empty_;
-  store::Branch root_;
+  store::Branch root_;  // kRunner: the committed state
   app::AuthKeeper auth_;
   app::BankKeeper bank_{auth_};
   app::TxRunner runner_{auth_, bank_, nullptr};
