@@ -89,6 +89,8 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
                                  ReadInteger(&Config::page_cache_pages, 0, 100'000'000)}},
            {"block_cache_bytes", {"an integer from 0 to 68719476736",
                                   ReadInteger(&Config::block_cache_bytes, 0, 64ll << 30)}},
+           {"value_cache_bytes", {"an integer from 0 to 68719476736",
+                                  ReadInteger(&Config::value_cache_bytes, 0, 64ll << 30)}},
            {"verify_on_open", {"a boolean", ReadBool(&Config::verify_on_open)}},
        }},
       {"tx",
@@ -310,6 +312,11 @@ std::string DefaultConfigToml() {
      << "\n"
         "block_cache_bytes = "
      << d.block_cache_bytes
+     << "\n"
+        "# Latest values kept in memory, written through at each commit (0: off): the accounts\n"
+        "# and balances a block wrote are what the next txs read.\n"
+        "value_cache_bytes = "
+     << d.value_cache_bytes
      << "\n"
         "# Read every table with checksums when kairosd starts, naming a corrupt file.\n"
         "# Costs one full read of the database (seconds per GB).\n"

@@ -86,6 +86,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   store_options.prune_interval = config.prune_interval;
   store_options.page_cache_pages = config.page_cache_pages;
   store_options.block_cache_bytes = config.block_cache_bytes;
+  store_options.value_cache_bytes = config.value_cache_bytes;
   store_options.verify_on_open = config.verify_on_open;
   Result<std::unique_ptr<store::MerkleStore>> db = store::MerkleStore::Open(store_options);
   if (!db.ok()) {

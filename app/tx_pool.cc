@@ -92,8 +92,29 @@ TxPool::Effects TxPool::EffectsOf(const ante::Tx& tx) {
   return e;
 }
 
+namespace {
+
+// The committed state as the check state's parent: reads go through the check state's read
+// cache, so the account a CheckTx is about is fetched from the store once, not twice.
+class ParentView final : public store::KvReader {
+ public:
+  explicit ParentView(const store::Branch& branch) : branch_(branch) {}
+  Status Get(std::string_view key, std::string* value) const override {
+    return branch_.GetFromParent(key, value);
+  }
+  std::unique_ptr<store::KvIterator> Iterate(std::string_view, std::string_view) const override {
+    return nullptr;  // never called: only point reads
+  }
+
+ private:
+  const store::Branch& branch_;
+};
+
+}  // namespace
+
 std::uint64_t TxPool::CommittedSequence(const std::string& address) const {
-  auto acc = auth_.ReadAccount(*committed_, address);
+  // Before block 1 the check state's parent lacks the genesis writes; the sequences are 0 then.
+  auto acc = auth_.ReadAccount(ParentView(*check_state_), address);
   if (!acc.ok()) StopOnBrokenStore("reading an account for the mempool", acc.status());
   return *acc ? (*acc)->sequence : 0;
 }
@@ -252,11 +273,18 @@ bool TxPool::ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
 
 void TxPool::Reset(const store::KvReader& committed, const store::KvLimits& limits,
                    const store::ChangeSet* pending) {
-  committed_ = &committed;
+  NewCheckState(committed, limits);
+  if (pending != nullptr) check_state_->Apply(*pending);
+  QueueRecheck();
+}
+
+void TxPool::NewCheckState(const store::KvReader& committed, const store::KvLimits& limits) {
   limits_ = limits;
   check_state_ = std::make_unique<store::Branch>(committed, limits);
-  if (pending != nullptr) check_state_->Apply(*pending);
   applied_.clear();
+}
+
+void TxPool::QueueRecheck() {
   recheck_by_sender_.clear();
   recheck_order_.clear();
   for (const mempool::EntryPtr& e : pool_.RecheckOrder()) {
@@ -299,8 +327,9 @@ void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits
                          const std::vector<std::string>& senders,
                          const ante::BlockInfo& next_block) {
   const auto started = std::chrono::steady_clock::now();
-  committed_ = &committed;
   height_ = height;
+  // The new committed state first: the base sequences below are read through it.
+  NewCheckState(committed, limits);
   std::vector<mempool::Hash> hashes;
   hashes.reserve(included.size());
   for (const std::string& h : included) hashes.push_back(ToHash(h));
@@ -313,9 +342,9 @@ void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits
   for (const auto& [entry, reason] : pool_.Update(height, WallNanos(), hashes, bases)) {
     if (reason == mempool::RemoveReason::kIncluded) continue;
     ++dropped;
-    Forget(entry, reason);  // the check state is rebuilt below; this records why
+    Forget(entry, reason);  // nothing to take out of the new check state; this records why
   }
-  Reset(committed, limits, nullptr);
+  QueueRecheck();
   const std::size_t queued = recheck_order_.size();
   DrainRecheck(started + std::chrono::nanoseconds(options_.recheck_budget_nanos), next_block);
   const mempool::Stats s = pool_.stats();

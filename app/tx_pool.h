@@ -86,8 +86,8 @@ class TxPool {
          TxPoolOptions options);
 
   // Starts the check state over from `committed` (plus `pending`, e.g. the genesis writes
-  // before block 1). The pool's txs are queued for recheck. `committed` must outlive the next
-  // Reset. REQUIRES: `committed` does not change until the next Reset.
+  // before block 1). The pool's txs are queued for recheck. REQUIRES: `committed` outlives the
+  // pool and does not change until the next Reset or AfterCommit.
   void Reset(const store::KvReader& committed, const store::KvLimits& limits,
              const store::ChangeSet* pending);
 
@@ -150,6 +150,10 @@ class TxPool {
   // out of the check state, and remember why for Recheck.
   void Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason);
   void RecordFailure(const std::string& hash, std::uint32_t code, std::string log);
+  // A check state over `committed` with no pool tx applied yet.
+  void NewCheckState(const store::KvReader& committed, const store::KvLimits& limits);
+  // Queues every pool tx for recheck, by sender in RecheckOrder.
+  void QueueRecheck();
   // Rechecks the queued txs of one sender / of everyone until the deadline.
   void RecheckSender(const std::string& sender, const ante::BlockInfo& block);
   void DrainRecheck(std::chrono::steady_clock::time_point deadline, const ante::BlockInfo& block);
@@ -161,7 +165,6 @@ class TxPool {
   const BankKeeper& bank_;
   TxPoolOptions options_;
   mempool::PriorityMempool pool_;
-  const store::KvReader* committed_ = nullptr;
   store::KvLimits limits_;
   std::unique_ptr<store::Branch> check_state_;
   std::int64_t height_ = 0;  // the last committed height

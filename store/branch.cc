@@ -121,23 +121,25 @@ void Branch::SortPending() const {
   pending_.clear();
 }
 
+Status Branch::GetFromParent(std::string_view key, std::string* value) const {
+  // The parent does not change while the branch is in use, so its answers can be kept.
+  if (const auto cached = reads_.find(key); cached != reads_.end()) {
+    if (!cached->second) return Status::NotFound("absent");
+    *value = *cached->second;
+    return Status::OK();
+  }
+  Status s = parent_->Get(key, value);
+  if (s.ok()) {
+    reads_.emplace(std::string(key), *value);
+  } else if (s.IsNotFound()) {
+    reads_.emplace(std::string(key), std::nullopt);
+  }
+  return s;
+}
+
 Status Branch::Get(std::string_view key, std::string* value) const {
   const auto it = writes_.find(key);
-  if (it == writes_.end()) {
-    // The parent does not change while the branch is in use, so its answers can be kept.
-    if (const auto cached = reads_.find(key); cached != reads_.end()) {
-      if (!cached->second) return Status::NotFound("absent");
-      *value = *cached->second;
-      return Status::OK();
-    }
-    Status s = parent_->Get(key, value);
-    if (s.ok()) {
-      reads_.emplace(std::string(key), *value);
-    } else if (s.IsNotFound()) {
-      reads_.emplace(std::string(key), std::nullopt);
-    }
-    return s;
-  }
+  if (it == writes_.end()) return GetFromParent(key, value);
   if (!it->second) return Status::NotFound("deleted in this branch");
   *value = *it->second;
   return Status::OK();

@@ -33,6 +33,9 @@ class Branch final : public KvStore {
   Status Set(std::string_view key, std::string_view value) override;
   Status Delete(std::string_view key) override;
 
+  // The parent's value of `key`, ignoring this branch's writes (through the same read cache).
+  Status GetFromParent(std::string_view key, std::string* value) const;
+
   // Applies a child branch's changes to this one.
   void Apply(const Branch& child);
   void Apply(const ChangeSet& changes);

@@ -283,6 +283,8 @@ Status VerifyAllTables(leveldb::DB* db, const std::string& dir) {
 struct MerkleStore::Staged {
   RootRecord root;
   leveldb::WriteBatch batch;
+  // The S records this version writes (nullopt: deleted), for the value cache at Commit.
+  std::vector<std::pair<std::string, std::optional<std::string>>> state_records;
   std::vector<std::pair<NibblePath, std::shared_ptr<const Page>>> new_pages;
   Version new_earliest = 0;
   std::string commit_info;
@@ -413,11 +415,55 @@ Status MerkleStore::ReadRoot(Version version, RootRecord* out) const {
   return Status::OK();
 }
 
+namespace {
+// Bytes a cached record is charged: the key twice (map and list), the record, and the nodes.
+std::size_t CachedSize(std::string_view key, const std::optional<std::string>& record) {
+  return 2 * key.size() + (record ? record->size() : 0) + 160;
+}
+}  // namespace
+
+void MerkleStore::CacheStateRecord(std::string_view key,
+                                   std::optional<std::string> record) const {
+  if (options_.value_cache_bytes == 0) return;
+  auto it = values_.find(key);
+  if (it != values_.end()) {
+    value_cache_used_ -= CachedSize(key, it->second.record);
+    it->second.record = std::move(record);
+    value_lru_.splice(value_lru_.end(), value_lru_, it->second.lru);
+  } else {
+    value_lru_.emplace_back(key);
+    it = values_.emplace(std::string(key), CachedRecord{std::move(record), std::prev(value_lru_.end())})
+             .first;
+  }
+  value_cache_used_ += CachedSize(key, it->second.record);
+  while (value_cache_used_ > options_.value_cache_bytes && !value_lru_.empty()) {
+    auto victim = values_.find(value_lru_.front());
+    value_cache_used_ -= CachedSize(victim->first, victim->second.record);
+    values_.erase(victim);
+    value_lru_.pop_front();
+  }
+}
+
+Status MerkleStore::ReadStateRecord(std::string_view key, std::string* record) const {
+  if (auto it = values_.find(key); it != values_.end()) {
+    value_lru_.splice(value_lru_.end(), value_lru_, it->second.lru);
+    if (!it->second.record) return Status::NotFound("absent");
+    *record = *it->second.record;
+    return Status::OK();
+  }
+  const leveldb::Status s = db_->Get(VerifiedRead(), StateKey(key), record);
+  if (s.ok()) {
+    if (record->size() <= 8) return Status::Corruption("a state record is malformed");
+    CacheStateRecord(key, *record);
+    return Status::OK();
+  }
+  if (s.IsNotFound()) CacheStateRecord(key, std::nullopt);
+  return FromLevelDb(s, "reading state");
+}
+
 Status MerkleStore::Get(std::string_view key, std::string* value) const {
   std::string raw;
-  const leveldb::Status s = db_->Get(VerifiedRead(), StateKey(key), &raw);
-  if (!s.ok()) return FromLevelDb(s, "reading state");
-  if (raw.size() <= 8) return Status::Corruption("a state record is malformed");
+  if (Status s = ReadStateRecord(key, &raw); !s.ok()) return s;
   value->assign(raw, 8);
   return Status::OK();
 }
@@ -447,15 +493,14 @@ Status MerkleStore::ReadValueAt(Version version, std::string_view key, const Has
   // The latest value lives in S; V holds the values it replaced (and deletion tombstones),
   // each under the version it was written at.
   std::string raw;
-  const leveldb::Status s = db_->Get(VerifiedRead(), StateKey(key), &raw);
+  const Status s = ReadStateRecord(key, &raw);
   if (s.ok()) {
-    if (raw.size() <= 8) return Status::Corruption("a state record is malformed");
     if (static_cast<Version>(ReadBE64(raw)) <= version) {
       value->assign(raw, 8);
       return Status::OK();
     }
   } else if (!s.IsNotFound()) {
-    return FromLevelDb(s, "reading state");
+    return s;
   } else if (version == latest_.version) {
     return Status::NotFound("absent at version " + std::to_string(version));
   }
@@ -617,12 +662,8 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
       return s;
     }
     std::optional<Version> previous;
-    const leveldb::Status s = db_->Get(VerifiedRead(), StateKey(key), &current);
+    const Status s = ReadStateRecord(key, &current);
     if (s.ok()) {
-      if (current.size() <= 8) {
-        staged_.reset();
-        return Status::Corruption("a state record is malformed");
-      }
       if (value && std::string_view(current).substr(8) == *value) continue;  // unchanged
       previous = static_cast<Version>(ReadBE64(current));
       current.erase(0, 8);
@@ -630,7 +671,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
       if (!value) continue;  // deleting an absent key
     } else {
       staged_.reset();
-      return FromLevelDb(s, "reading state");
+      return s;
     }
     work.push_back({&key, value ? &*value : nullptr, Sha256Of(key), previous,
                     previous ? std::move(current) : std::string()});
@@ -668,9 +709,11 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
       AppendBE64(static_cast<std::uint64_t>(version), &record);
       record.append(*c.value);
       batch.Put(StateKey(*c.key), record);
+      staged_->state_records.emplace_back(*c.key, record);
       if (!c.previous) batch.Put(HashKey(kPreimagePrefix, c.key_hash), *c.key);
     } else {
       batch.Delete(StateKey(*c.key));
+      staged_->state_records.emplace_back(*c.key, std::nullopt);
       // A tombstone: absent from `version` on. Needed only until `version` is pruned.
       const std::string tombstone = ValueKey(c.key_hash, version);
       batch.Put(tombstone, std::string(1, '\x00'));
@@ -708,6 +751,7 @@ Status MerkleStore::Commit() {
   for (auto& [path, page] : staged_->new_pages) {
     CachePage(latest_.version, path, std::move(page));
   }
+  for (auto& [key, record] : staged_->state_records) CacheStateRecord(key, std::move(record));
   staged_.reset();
   return Status::OK();
 }

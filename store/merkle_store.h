@@ -45,6 +45,10 @@ struct StoreOptions {
   std::int64_t prune_interval = 10;  // prune every this many versions
   std::size_t page_cache_pages = 200000;
   std::size_t block_cache_bytes = 128u << 20;
+  // Latest values kept in memory (an LRU, write-through at Commit, like the Cosmos SDK's
+  // inter-block cache): the accounts and balances a block just wrote are what the next CheckTx
+  // and block read. 0 turns it off.
+  std::size_t value_cache_bytes = 64u << 20;
   std::size_t write_buffer_bytes = 64u << 20;
   // Read every table with checksums at open, naming a corrupt file. Costs one full read of
   // the database (seconds per GB).
@@ -117,6 +121,10 @@ class MerkleStore final : public KvReader, private PageReader {
   Status AddPruning(Version version, void* batch);  // leveldb::WriteBatch*
   void CachePage(Version version, const NibblePath& path,
                  std::shared_ptr<const Page> page) const;
+  // The S record of `key` (BE64 version, then the value), through the value cache. NotFound
+  // when absent.
+  Status ReadStateRecord(std::string_view key, std::string* record) const;
+  void CacheStateRecord(std::string_view key, std::optional<std::string> record) const;
 
   StoreOptions options_;
   std::unique_ptr<leveldb::DB> db_;
@@ -138,6 +146,20 @@ class MerkleStore final : public KvReader, private PageReader {
       return id.path.Hash() ^ (static_cast<std::size_t>(id.version) * 0xff51afd7ed558ccdull);
     }
   };
+  // The value cache: S records (nullopt = absent) by key, least recently used first in
+  // value_lru_. Updated only with committed data (reads, and Commit's writes).
+  struct CachedRecord {
+    std::optional<std::string> record;
+    std::list<std::string>::iterator lru;
+  };
+  struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  mutable std::list<std::string> value_lru_;
+  mutable std::unordered_map<std::string, CachedRecord, StringHash, std::equal_to<>> values_;
+  mutable std::size_t value_cache_used_ = 0;
+
   mutable std::list<PageId> lru_;
   mutable std::unordered_map<PageId, std::pair<std::shared_ptr<const Page>, std::list<PageId>::iterator>,
                              PageIdHash>

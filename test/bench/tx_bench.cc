@@ -117,6 +117,7 @@ struct Chain {
     if (!db.ok()) Die(db.status().ToString());
     app::AppOptions options;
     options.signature_threads = threads;
+    options.mempool.max_txs = 2 * f.txs.size();  // every tx fits: the pool is not what is measured
     auto a = app::KairosApp::Open(std::move(*db), options);
     if (!a.ok()) Die(a.status().ToString());
     app = std::move(*a);

@@ -334,6 +334,13 @@ TEST_CASE("GasKv charges the SDK's KV gas", "[ante]") {
 
 // --- the whole pipeline, through the app -------------------------------------------------
 
+namespace {
+SendOptions At(SendOptions o, std::uint64_t sequence) {
+  o.sequence = sequence;
+  return o;
+}
+}  // namespace
+
 TEST_CASE("the sdk error codes through CheckTx, with their log texts", "[ante]") {
   app::AppOptions options;
   options.min_gas_prices = *ante::ParseGasPrices("0.01stake");
@@ -388,10 +395,12 @@ TEST_CASE("the sdk error codes through CheckTx, with their log texts", "[ante]")
     CHECK(res.log() == "insufficient fees; got: 1stake required: 2000stake: insufficient fee");
   }
   SECTION("32: a wrong sequence, expected against got") {
-    o.sequence = 3;
-    auto res = chain.Check(chain.Send(kAlice, kBob, "1stake", o));
+    // A sequence below the account's (a higher one waits in the mempool for the gap to fill).
+    chain.Block({chain.Send(kAlice, kBob, "1stake", o)}, kT0 + kSecond);
+    chain.Block({chain.Send(kAlice, kBob, "2stake", At(o, 1))}, kT0 + 2 * kSecond);
+    auto res = chain.Check(chain.Send(kAlice, kBob, "3stake", At(o, 0)));
     CHECK(res.code() == 32);
-    CHECK(res.log() == "account sequence mismatch, expected 0, got 3: incorrect account sequence");
+    CHECK(res.log() == "account sequence mismatch, expected 2, got 0: incorrect account sequence");
   }
   SECTION("41: a gas limit over the block's max gas") {
     o.gas = 20'000'000;

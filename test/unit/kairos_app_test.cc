@@ -1106,7 +1106,8 @@ pb::ResponseProcessProposal::ProposalStatus Processed(KairosApp& app, const Txs&
 
 }  // namespace
 
-TEST_CASE("PrepareProposal keeps the txs that fit max_tx_bytes by proto size", "[kairos_app]") {
+TEST_CASE("PrepareProposal fills max_tx_bytes by proto size, skipping what does not fit",
+          "[kairos_app]") {
   Node node;
   Start(node);
   KairosApp& app = node.app();
@@ -1120,13 +1121,20 @@ TEST_CASE("PrepareProposal keeps the txs that fit max_tx_bytes by proto size", "
   }
   const std::int64_t s0 = ProtoSize(txs[0]), s1 = ProtoSize(txs[1]), s2 = ProtoSize(txs[2]);
   CHECK(s0 == static_cast<std::int64_t>(txs[0].size()) + 3);
+  // Bob's tx (no fee) is the shortest; all three have priority 0, so arrival order rules.
+  REQUIRE(s2 < s1);
+  REQUIRE(s2 < s0);
   const Txs all = txs, two = {txs[0], txs[1]}, one = {txs[0]};
   CHECK(Prepared(app, txs, s0 + s1 + s2) == all);
   CHECK(Prepared(app, txs, s0 + s1 + s2 - 1) == two);
   CHECK(Prepared(app, txs, s0 + s1) == two);
-  CHECK(Prepared(app, txs, s0 + s1 - 1) == one);
+  // Alice's second tx does not fit: skipped, and bob's shorter one fills the room.
+  CHECK(Prepared(app, txs, s0 + s1 - 1) == (Txs{txs[0], txs[2]}));
   CHECK(Prepared(app, txs, s0) == one);
-  CHECK(Prepared(app, txs, s0 - 1).empty());  // the varint counts 2 bytes, not 1
+  // Alice's first does not fit (the varint counts 2 bytes, not 1): her second cannot come
+  // without it, bob's can.
+  CHECK(Prepared(app, txs, s0 - 1) == Txs{txs[2]});
+  CHECK(Prepared(app, txs, s2 - 1).empty());
   CHECK(Prepared(app, txs, 0).empty());
   CHECK(Prepared(app, txs, 1 << 20) == all);
 }
@@ -1147,9 +1155,9 @@ TEST_CASE("PrepareProposal leaves out the txs the ante rejects", "[kairos_app]")
   // The ones left out do not count against max_tx_bytes.
   CHECK(Prepared(app, proposal, ProtoSize(a0) + ProtoSize(a1)) == valid);
   CHECK(Prepared(app, proposal, ProtoSize(a0) + ProtoSize(a1) - 1) == Txs{a0});
-  // Preparing a proposal changes nothing: not the state, not the check state.
+  // Preparing a proposal changes no state; the valid txs CometBFT offered joined the mempool.
   CheckInfo(app, 1, h1);
-  CHECK(CheckTx(app, a0).code() == 0);
+  CHECK(CheckTx(app, a0).code() == 19);
   CHECK(Processed(app, valid) == pb::ResponseProcessProposal::ACCEPT);
 }
 

@@ -90,7 +90,9 @@ TEST_CASE("unordered: a duplicate across blocks fails, also in CheckTx", "[unord
   const std::int64_t timeout = kT0 + 60 * kSecond;
   const std::string tx = chain.Send(kAlice, kBob, "10stake", Unordered(timeout));
   CHECK(chain.Check(tx).code() == 0);
-  CHECK(chain.Check(tx).code() == 18);  // the check state has seen it already
+  CHECK(chain.Check(tx).code() == 19);  // the same bytes: already in the mempool
+  // Other bytes on the same nonce: the check state has seen the nonce already.
+  CHECK(chain.Check(chain.Send(kAlice, kBob, "11stake", Unordered(timeout))).code() == 18);
   REQUIRE(chain.Block({tx}, kT0 + kSecond).tx_results(0).code() == 0);
   CHECK(chain.Check(tx).code() == 18);
   auto res = chain.Block({tx}, kT0 + 2 * kSecond);
