@@ -453,6 +453,9 @@ class Node:
     def configure_cometbft(self, values):
         """Sets keys ("section.name": raw value) in CometBFT's config.toml, e.g.
         {"consensus.timeout_commit": "10s"}; takes effect at the next start_cometbft."""
+        check(not (self.app_mempool and values.get("consensus.create_empty_blocks") == "false"),
+              "create_empty_blocks = false stalls a chain with CometBFT's app mempool (it never "
+              "signals txs to consensus): this test cannot run in app-mempool mode")
         set_toml_keys(os.path.join(self.cmt_home, "config", "config.toml"), values)
 
     def genesis_path(self):

@@ -6,7 +6,8 @@ rejected by our CheckTx with code 18 "has already used timeout", both (a) the sa
 (after CometBFT's cache is flushed with unsafe_flush_mempool, as the cache answers first; with
 CometBFT v0.40's app mempool through /check_tx, as its seen cache cannot be flushed) and
 (b) another tx with the same signer and timeout (signed by test/e2e/cosmos_tx.py, as the CLI's
-timeout is always "now + --timeout"); and a wrong sequence gets code 32 "expected X, got Y"."""
+timeout is always "now + --timeout"); a sequence below the account's gets code 32 "expected X,
+got Y", one above it is accepted and parked in the app mempool and does not land over the gap."""
 
 import base64
 import hashlib
@@ -149,13 +150,17 @@ def test_transfers():
         ledger.transfer("alice", "carol", 501)
         ledger.verify("after the replays")
 
-        # --- wrong sequences: code 32, "expected X, got Y", too high or too low.
+        # --- a sequence too low: code 32, "expected X, got Y". Too high: the app mempool takes
+        # it (code 0) and parks it behind the gap; it cannot land while the gap stays (checked
+        # after bob's txs below, several blocks later).
         seq = int(node.account("alice")["account"]["sequence"])
-        for wrong in (seq + 5, seq - 1):
-            res = node.send("alice", "carol", "7stake", sequence=wrong, wait=False,
-                            expect_code=CODE_WRONG_SEQUENCE)
-            want = f"account sequence mismatch, expected {seq}, got {wrong}"
-            check(want in res.get("log", ""), f"sequence {wrong}: log lacks {want!r}: {res}")
+        res = node.send("alice", "carol", "7stake", sequence=seq - 1, wait=False,
+                        expect_code=CODE_WRONG_SEQUENCE)
+        want = f"account sequence mismatch, expected {seq}, got {seq - 1}"
+        check(want in res.get("log", ""), f"sequence {seq - 1}: log lacks {want!r}: {res}")
+        parked = node.send("alice", "carol", "7stake", sequence=seq + 5, wait=False)["txhash"]
+        stats = node.mempool_stats()
+        check(stats["parked"] == 1, f"sequence {seq + 5} (account at {seq}) is not parked: {stats}")
 
         # --- ordered txs back to back (explicit sequences, none waited for): all included, in
         # order, however the blocks cut them.
@@ -174,6 +179,10 @@ def test_transfers():
         check(node.account("bob")["account"]["sequence"] == str(bob_seq + 4),
               "bob's sequence after 4 txs")
         ledger.verify(f"after 4 txs from bob in blocks {heights}")
+        check(node.find_tx(parked) is None, f"alice's tx at sequence {seq + 5} landed over a gap")
+        check(node.account("alice")["account"]["sequence"] == str(seq),
+              "alice's sequence moved with only a parked tx")
+        check(node.mempool_stats()["parked"] == 1, "alice's parked tx left the mempool")
 
         node.check_app_hash()
 
