@@ -29,8 +29,8 @@ QueryAnswer Answer(std::string key, const google::protobuf::MessageLite& respons
 std::string Amount(const ante::Uint256& v) { return ante::ToString(v); }
 
 // Parses the request; on failure *bad is the answer.
-template <class Request>
-bool Parse(std::string_view path, std::string_view data, Request* req, QueryAnswer* bad) {
+bool Parse(std::string_view path, std::string_view data, google::protobuf::MessageLite* req,
+           QueryAnswer* bad) {
   if (req->ParseFromString(std::string(data))) return true;
   *bad = BadRequest(path, "data is not a " + req->GetTypeName());
   return false;
@@ -69,12 +69,20 @@ Result<QueryAnswer> HandleQuery(const LocksKeeper& keeper, std::string_view path
   if (!params.ok()) return params.status();
 
   if (name == "Holder" || name == "Var") {
-    lpb::QueryHolderRequest req;  // QueryVarRequest has the same fields
-    ante::LockSlot slot;
-    if (!Parse(path, data, &req, &bad) ||
-        !ParseSlot(path, req.resource(), req.key(), &slot, &bad)) {
-      return bad;
+    std::string resource, key;
+    if (name == "Var") {
+      lpb::QueryVarRequest req;
+      if (!Parse(path, data, &req, &bad)) return bad;
+      resource = req.resource();
+      key = req.key();
+    } else {
+      lpb::QueryHolderRequest req;
+      if (!Parse(path, data, &req, &bad)) return bad;
+      resource = req.resource();
+      key = req.key();
     }
+    ante::LockSlot slot;
+    if (!ParseSlot(path, resource, key, &slot, &bad)) return bad;
     if (name == "Var") {
       auto value = keeper.GetVar(kv, slot);
       if (!value.ok()) return value.status();
@@ -96,11 +104,19 @@ Result<QueryAnswer> HandleQuery(const LocksKeeper& keeper, std::string_view path
   }
 
   if (name == "Session" || name == "DepositQuote" || name == "Registration") {
-    lpb::QuerySessionRequest req;  // the other two have the same field
+    // The three requests hold the same one field; the error names the one asked for.
+    lpb::QuerySessionRequest session_req;
+    lpb::QueryDepositQuoteRequest quote_req;
+    lpb::QueryRegistrationRequest reg_req;
+    google::protobuf::MessageLite* req = &session_req;
+    if (name == "DepositQuote") req = &quote_req;
+    if (name == "Registration") req = &reg_req;
+    if (!Parse(path, data, req, &bad)) return bad;
+    const std::string& text = name == "DepositQuote"   ? quote_req.address()
+                              : name == "Registration" ? reg_req.address()
+                                                       : session_req.address();
     std::string address;
-    if (!Parse(path, data, &req, &bad) || !ParseAddress(path, req.address(), &address, &bad)) {
-      return bad;
-    }
+    if (!ParseAddress(path, text, &address, &bad)) return bad;
     auto session = keeper.GetSession(kv, address);
     if (!session.ok()) return session.status();
     const bool active = LocksKeeper::Active(*session, next);
