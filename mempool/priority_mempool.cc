@@ -395,7 +395,9 @@ struct PriorityMempool::State {
       std::size_t index;  // in its sender's `ordered` (ordered nodes only)
     };
     // Min-heap in eviction order = the reverse of reap order.
-    auto later = [](const Cand& a, const Cand& b) { return Before(KeyOf(*a.node), KeyOf(*b.node)); };
+    auto later = [](const Cand& a, const Cand& b) {
+      return Before(KeyOf(*a.node), KeyOf(*b.node));
+    };
     std::vector<Cand> heap;
     auto it = frontier.rbegin();
     std::size_t freed_count = 0, freed_bytes = 0;

@@ -102,9 +102,9 @@ const char* Name(RemoveReason reason);
 struct InsertResult {
   bool ok = false;        // added (possibly replacing / evicting)
   RejectReason reject{};  // when !ok
-  // When !ok: a clear sentence for the client, e.g.
+  // When !ok: a clear sentence for the client, e.g. "tx already in mempool",
   // "mempool is full: 5000 txs, 1048576 bytes; a tx needs priority >= 43 to evict (this one has
-  // 12)", "tx already in mempool", "replacement of sequence 7 needs priority >= 110 (+10%), got 105"
+  // 12)", "replacement of sequence 7 needs priority >= 110 (+10%), got 105"
   std::string message;
   // kReplacementUnderpriced: the bump threshold. kFull: the least priority that would have been
   // accepted (at least the replacement threshold when it replaces), or INT64_MAX when none would
@@ -171,9 +171,8 @@ class PriorityMempool {
   void Reap(const std::function<Verdict(const EntryPtr&)>& visit) const;
   // For CometBFT v0.40 ReapTxs / gossip / PrepareProposal: ready txs in reap order while they
   // fit in max_bytes (sum of tx bytes) and max_gas (sum of gas_wanted); 0 = unlimited. A tx that
-  // does not fit is skipped (with its sender's later txs), not the end; the walk ends when a
-  // limit is reached exactly or after kReapMaxSkips txs in a row did not fit (so a full block
-  // does not walk the whole pool).
+  // does not fit is skipped (with its sender's later txs), not the end; the walk ends after
+  // kReapMaxSkips txs in a row did not fit (so a full block does not walk the whole pool).
   static constexpr int kReapMaxSkips = 1000;
   std::vector<EntryPtr> ReapMax(std::uint64_t max_bytes, std::uint64_t max_gas) const;
   // For the app's recheck after a commit: senders ordered by their oldest arrival; within a

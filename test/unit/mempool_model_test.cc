@@ -284,10 +284,12 @@ class Model {
     return std::nullopt;
   }
 
+  // What the model knows of `h`, for failure messages.
   std::string Debug(const Hash& h) const {
     std::string out;
     for (std::size_t i = 0; i < removals_.size(); ++i) {
-      if (removals_[i].first == h) out += " removed@" + std::to_string(i) + ":" + Name(removals_[i].second);
+      if (removals_[i].first != h) continue;
+      out += " removed@" + std::to_string(i) + ":" + Name(removals_[i].second);
     }
     auto ins = last_insert_.find(h);
     if (ins != last_insert_.end()) out += " inserted@" + std::to_string(ins->second);
@@ -564,7 +566,8 @@ Stats Run(const Workload& w) {
         const TxInfo& t = history[rand(history.size())];
         const auto gr = pool.RemovalReasonOf(t.hash);
         const auto wr = model.ReasonOf(t.hash);
-        INFO("got " << (gr ? Name(*gr) : "none") << " want " << (wr ? Name(*wr) : "none") << model.Debug(t.hash));
+        INFO("got " << (gr ? Name(*gr) : "none") << " want " << (wr ? Name(*wr) : "none")
+                    << model.Debug(t.hash));
         CHECK(gr == wr);
         const EntryPtr e = pool.Find(t.hash);
         bool in_model = false;
