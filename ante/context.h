@@ -60,6 +60,10 @@ struct Context {
   std::int64_t priority = 0;
 
   void Emit(std::string type, std::vector<std::pair<std::string, std::string>> attributes);
+  // Whether this mode's events reach anyone: FinalizeBlock's go into the block results (and
+  // CometBFT's tx indexer), Simulate's to the client. CheckTx's are dropped by CometBFT's
+  // mempool, and proposal checks return none, so those modes skip building them.
+  bool records_events() const { return mode == ExecMode::kFinalize || mode == ExecMode::kSimulate; }
 };
 
 }  // namespace kairos::ante

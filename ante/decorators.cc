@@ -244,7 +244,9 @@ TxStatus DeductFeeDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
     // SDK's KV costs, plus ~15 fee bytes at 10 gas per byte: about 11,000 gas.
     ctx.gas.Consume(kSimulatedFeeGas, "simulated fee deduction");
   }
-  ctx.Emit("tx", {{"fee", tx.fee.ToString()}, {"fee_payer", Bech32(tx.FeePayer())}});
+  if (ctx.records_events()) {
+    ctx.Emit("tx", {{"fee", tx.fee.ToString()}, {"fee_payer", Bech32(tx.FeePayer())}});
+  }
   if (ctx.gas.exhausted()) return TxStatus::OK();
   return next(ctx, tx);
 }
@@ -273,14 +275,16 @@ TxStatus SetPubKeyDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
       if (Status s = ak_.SetAccount(*ctx.store, updated); !s.ok()) return TxStatus::FromStore(s);
     }
   }
-  for (std::size_t i = 0; i < tx.signers.size() && i < tx.signer_infos.size(); ++i) {
+  for (std::size_t i = 0; ctx.records_events() && i < tx.signers.size() &&
+                          i < tx.signer_infos.size();
+       ++i) {
     if (!tx.unordered) {
       ctx.Emit("tx", {{"acc_seq", Bech32(tx.signers[i]) + "/" +
                                       std::to_string(tx.signer_infos[i].sequence)}});
     }
   }
   for (const std::string& sig : tx.signatures) {
-    ctx.Emit("tx", {{"signature", crypto::Base64Encode(sig)}});
+    if (ctx.records_events()) ctx.Emit("tx", {{"signature", crypto::Base64Encode(sig)}});
   }
   if (ctx.gas.exhausted()) return TxStatus::OK();
   return next(ctx, tx);

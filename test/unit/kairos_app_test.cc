@@ -736,9 +736,12 @@ TEST_CASE("CheckTx runs the tx on the check state", "[kairos_app]") {
   CHECK(first.gas_used() > 0);
   CHECK(CheckTx(app, seq1).code() == 0);
   const pb::ResponseCheckTx again = CheckTx(app, seq1);
-  CHECK(again.code() == 32);
+  CHECK(again.code() == 19);
   CHECK(again.codespace() == "sdk");
-  CHECK_THAT(again.log(), Catch::Contains("account sequence mismatch, expected 2, got 1"));
+  CHECK(again.log() == "tx already in mempool");
+  // Another tx on sequence 0: a replacement of the pooled one, refused without the bump.
+  const pb::ResponseCheckTx old = CheckTx(app, Send(kAlice, kBob, "11stake", 0, 0));
+  CHECK(old.code() == 13);  // same sequence as a pooled tx: a replacement, without the bump
 
   const pb::ResponseCheckTx empty = CheckTx(app, "");
   CHECK(empty.code() == app::kCodeTxDecode);
@@ -755,8 +758,10 @@ TEST_CASE("CheckTx runs the tx on the check state", "[kairos_app]") {
   CHECK(res.tx_results(0).code() == 32);
   CHECK(res.app_hash() == h1);
   app.Commit({});
-  // Commit resets the check state to the committed one, where alice's sequence is still 0.
-  CHECK(CheckTx(app, seq0).code() == 0);
+  // Commit rebuilds the check state from the committed one (alice's sequence still 0) plus the
+  // pool: seq0 was not in the block, so it stays in the mempool and counts again; seq1 left
+  // with the block (failed), and is accepted anew on top of seq0.
+  CHECK(CheckTx(app, seq0).code() == 19);
   CHECK(CheckTx(app, seq1).code() == 0);
 }
 
