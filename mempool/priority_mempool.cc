@@ -11,8 +11,10 @@
 //   by_arrival intrusive list in arrival order (TTL, recheck order);
 //   heads      intrusive red-black tree of the ready "heads" in reap order: each sender's first
 //              ready ordered tx, and every unordered tx;
-//   frontier   intrusive red-black tree, same order, of what may be evicted: each sender's last
-//              ordered tx, and every unordered tx. Eviction walks it from the end.
+//   frontier   binary min-heap, in eviction order (the reverse of reap order), of what may be
+//              evicted: each sender's last ordered tx, and every unordered tx. Its items carry
+//              their key, and each node knows its position, so a push or an erase is O(log n)
+//              in one array.
 #include "mempool/priority_mempool.h"
 
 #include <algorithm>
@@ -36,6 +38,7 @@ namespace {
 
 constexpr std::int64_t kNoPriority = std::numeric_limits<std::int64_t>::max();
 constexpr std::size_t kNotReady = std::numeric_limits<std::size_t>::max();
+constexpr std::uint32_t kNotInFrontier = std::numeric_limits<std::uint32_t>::max();
 
 struct Sender;
 
@@ -46,8 +49,8 @@ struct Node {
   EntryPtr self;  // owns this allocation while the entry is in the pool
   bi::list_member_hook<> by_arrival;
   TreeHook in_heads;
-  TreeHook in_frontier;
   Sender* sender = nullptr;          // while in the pool
+  std::uint32_t frontier_pos = kNotInFrontier;  // index in the frontier heap
   std::atomic<bool> in_pool{false};  // written under the mutex, read by Reap without it
 
   const TxInfo& tx() const { return entry.tx; }
@@ -71,8 +74,69 @@ struct ReapOrder {
 
 using HeadSet = bi::set<Node, bi::member_hook<Node, TreeHook, &Node::in_heads>,
                         bi::compare<ReapOrder>, bi::constant_time_size<false>>;
-using FrontierSet = bi::set<Node, bi::member_hook<Node, TreeHook, &Node::in_frontier>,
-                            bi::compare<ReapOrder>, bi::constant_time_size<false>>;
+
+// The eviction frontier: a binary min-heap in eviction order (lowest priority first, newest
+// first among equals) whose nodes know their position.
+class FrontierHeap {
+ public:
+  struct Item {
+    ReapKey key;
+    Node* node;
+  };
+  // `a` is evicted before `b`: the reverse of reap order.
+  static bool EvictsBefore(const ReapKey& a, const ReapKey& b) { return Before(b, a); }
+
+  const std::vector<Item>& items() const { return items_; }
+  void Push(Node& n) {
+    items_.push_back({KeyOf(n), &n});
+    SiftUp(items_.size() - 1);
+  }
+  void Erase(Node& n) {
+    const std::size_t i = n.frontier_pos;
+    n.frontier_pos = kNotInFrontier;
+    Item last = items_.back();
+    items_.pop_back();
+    if (i == items_.size()) return;
+    Set(i, last);
+    SiftUp(i);
+    SiftDown(last.node->frontier_pos);
+  }
+  void Clear() {
+    for (Item& it : items_) it.node->frontier_pos = kNotInFrontier;
+    items_.clear();
+  }
+
+ private:
+  void Set(std::size_t i, const Item& it) {
+    items_[i] = it;
+    it.node->frontier_pos = static_cast<std::uint32_t>(i);
+  }
+  void SiftUp(std::size_t i) {
+    const Item it = items_[i];
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 2;
+      if (!EvictsBefore(it.key, items_[parent].key)) break;
+      Set(i, items_[parent]);
+      i = parent;
+    }
+    Set(i, it);
+  }
+  void SiftDown(std::size_t i) {
+    const Item it = items_[i];
+    const std::size_t n = items_.size();
+    for (;;) {
+      std::size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && EvictsBefore(items_[child + 1].key, items_[child].key)) ++child;
+      if (!EvictsBefore(items_[child].key, it.key)) break;
+      Set(i, items_[child]);
+      i = child;
+    }
+    Set(i, it);
+  }
+
+  std::vector<Item> items_;
+};
 using ArrivalList =
     bi::list<Node, bi::member_hook<Node, bi::list_member_hook<>, &Node::by_arrival>,
              bi::constant_time_size<false>>;
@@ -238,7 +302,7 @@ struct PriorityMempool::State {
 
   ~State() {
     heads.clear();
-    frontier.clear();
+    frontier.Clear();
     by_arrival.clear_and_dispose([](Node* n) {
       n->in_pool.store(false, std::memory_order_release);
       n->sender = nullptr;
@@ -252,7 +316,7 @@ struct PriorityMempool::State {
   FlatIndex<Sender, SenderByKey> senders;
   ArrivalList by_arrival;
   HeadSet heads;
-  FrontierSet frontier;
+  FrontierHeap frontier;
   RecentRemovals recent;
   std::size_t bytes = 0;
   std::size_t size = 0;
@@ -293,8 +357,8 @@ struct PriorityMempool::State {
     }
     Node* tail = s.ordered.empty() ? nullptr : s.ordered.back();
     if (s.tail_linked != tail) {
-      if (s.tail_linked != nullptr) frontier.erase(frontier.iterator_to(*s.tail_linked));
-      if (tail != nullptr) frontier.insert(*tail);
+      if (s.tail_linked != nullptr) frontier.Erase(*s.tail_linked);
+      if (tail != nullptr) frontier.Push(*tail);
       s.tail_linked = tail;
     }
   }
@@ -323,7 +387,7 @@ struct PriorityMempool::State {
     } else {
       s.unordered.erase(std::find(s.unordered.begin(), s.unordered.end(), n));
       heads.erase(heads.iterator_to(*n));
-      frontier.erase(frontier.iterator_to(*n));
+      frontier.Erase(*n);
     }
     by_arrival.erase(by_arrival.iterator_to(*n));
     by_hash.Erase(n->tx().hash);
@@ -380,8 +444,9 @@ struct PriorityMempool::State {
   };
 
   // Which entries an insert of (`sender`, `ordered`, `nonce`, `priority`) must evict to free
-  // `free_count` txs and `free_bytes` bytes. Walks the frontier from its low end merged with a
-  // local heap of the predecessors that become sender tails as their successors go, so it sees
+  // `free_count` txs and `free_bytes` bytes. Enumerates the frontier heap in order (a local heap
+  // of its positions: the root, then the children of each one taken) merged with a local heap
+  // of the predecessors that become sender tails as their successors go, so it sees
   // exactly the order in which evictions would happen, without changing anything. Skips
   // `replaced` and the new tx's own predecessors. It continues past the first entry that is not
   // cheaper than the new tx only to tell the least priority that would have been enough.
@@ -390,30 +455,44 @@ struct PriorityMempool::State {
                             std::int64_t priority, const Node* replaced, std::size_t free_count,
                             std::size_t free_bytes) {
     EvictionPlan plan;
+    const std::vector<FrontierHeap::Item>& items = frontier.items();
+    // std heaps put the greatest first: "greater" here is "evicted earlier".
+    auto pos_later = [&](std::size_t a, std::size_t b) {
+      return FrontierHeap::EvictsBefore(items[b].key, items[a].key);
+    };
+    std::vector<std::size_t> positions;  // of the frontier heap, not yet taken
+    if (!items.empty()) positions.push_back(0);
     struct Cand {
+      ReapKey key;
       Node* node;
       std::size_t index;  // in its sender's `ordered` (ordered nodes only)
     };
-    // Min-heap in eviction order = the reverse of reap order.
-    auto later = [](const Cand& a, const Cand& b) {
-      return Before(KeyOf(*a.node), KeyOf(*b.node));
+    auto cand_later = [](const Cand& a, const Cand& b) {
+      return FrontierHeap::EvictsBefore(b.key, a.key);
     };
-    std::vector<Cand> heap;
-    auto it = frontier.rbegin();
+    std::vector<Cand> preds;  // predecessors that became tails
     std::size_t freed_count = 0, freed_bytes = 0;
     std::int64_t max_victim = std::numeric_limits<std::int64_t>::min();
     bool blocked = false;
     while (freed_count < free_count || freed_bytes < free_bytes) {
       Cand c;
-      const bool from_tree =
-          it != frontier.rend() && (heap.empty() || Before(KeyOf(*heap.front().node), KeyOf(*it)));
-      if (from_tree) {
-        Node* n = &*it++;
-        c = {n, n->ordered() ? n->sender->ordered.size() - 1 : 0};
-      } else if (!heap.empty()) {
-        std::pop_heap(heap.begin(), heap.end(), later);
-        c = heap.back();
-        heap.pop_back();
+      if (!positions.empty() &&
+          (preds.empty() ||
+           FrontierHeap::EvictsBefore(items[positions.front()].key, preds.front().key))) {
+        std::pop_heap(positions.begin(), positions.end(), pos_later);
+        const std::size_t pos = positions.back();
+        positions.pop_back();
+        for (std::size_t child = 2 * pos + 1; child <= 2 * pos + 2 && child < items.size();
+             ++child) {
+          positions.push_back(child);
+          std::push_heap(positions.begin(), positions.end(), pos_later);
+        }
+        Node* n = items[pos].node;
+        c = {items[pos].key, n, n->ordered() ? n->sender->ordered.size() - 1 : 0};
+      } else if (!preds.empty()) {
+        std::pop_heap(preds.begin(), preds.end(), cand_later);
+        c = preds.back();
+        preds.pop_back();
       } else {
         break;  // nothing else may be evicted
       }
@@ -426,8 +505,9 @@ struct PriorityMempool::State {
       ++freed_count;
       freed_bytes += n->tx().bytes.size();
       if (n->ordered() && c.index > 0) {
-        heap.push_back({n->sender->ordered[c.index - 1], c.index - 1});
-        std::push_heap(heap.begin(), heap.end(), later);
+        Node* pred = n->sender->ordered[c.index - 1];
+        preds.push_back({KeyOf(*pred), pred, c.index - 1});
+        std::push_heap(preds.begin(), preds.end(), cand_later);
       }
     }
     const bool enough = freed_count >= free_count && freed_bytes >= free_bytes;
@@ -678,7 +758,7 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   } else {
     sender->unordered.push_back(node);
     st.heads.insert(*node);
-    st.frontier.insert(*node);
+    st.frontier.Push(*node);
   }
   collect_promoted(sender);
   r.ok = true;
