@@ -333,10 +333,16 @@ void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits
   std::vector<mempool::Hash> hashes;
   hashes.reserve(included.size());
   for (const std::string& h : included) hashes.push_back(ToHash(h));
+  // Base sequences only for the block's senders that still have txs in the pool (a block of
+  // txs that never went through this node's pool costs no account reads here).
+  std::unordered_set<std::string> pooled;
+  if (pool_.stats().size > 0) {
+    for (const mempool::EntryPtr& e : pool_.RecheckOrder()) pooled.insert(e->tx.sender);
+  }
   std::vector<std::pair<std::string, std::uint64_t>> bases;
   std::unordered_set<std::string> seen;
   for (const std::string& s : senders) {
-    if (seen.insert(s).second) bases.emplace_back(s, CommittedSequence(s));
+    if (pooled.count(s) && seen.insert(s).second) bases.emplace_back(s, CommittedSequence(s));
   }
   std::size_t dropped = 0;
   for (const auto& [entry, reason] : pool_.Update(height, WallNanos(), hashes, bases)) {
