@@ -14,10 +14,11 @@ constexpr std::uint32_t kCodeKeyNotFound = 22;  // sdk ErrKeyNotFound
 // AllBalances pages are followed up to this many (a denom per entry; far beyond any real use).
 constexpr int kMaxPages = 1000;
 
-// Sends the query and parses its response into `out`.
-Result<std::int64_t> Query(RpcClient& rpc, std::string_view path,
-                           const google::protobuf::MessageLite& request, std::int64_t height,
-                           google::protobuf::MessageLite* out) {
+}  // namespace
+
+Result<std::int64_t> QueryProto(RpcClient& rpc, std::string_view path,
+                                const google::protobuf::MessageLite& request, std::int64_t height,
+                                google::protobuf::MessageLite* out) {
   Result<AbciQueryResponse> r = rpc.AbciQuery(path, request.SerializeAsString(), height);
   if (!r.ok()) return r.status();
   if (r->code != 0) {
@@ -34,13 +35,11 @@ Result<std::int64_t> Query(RpcClient& rpc, std::string_view path,
   return r->height;
 }
 
-}  // namespace
-
 Result<Account> QueryAccount(RpcClient& rpc, std::string_view address, std::int64_t height) {
   cosmos::auth::v1beta1::QueryAccountRequest request;
   request.set_address(std::string(address));
   cosmos::auth::v1beta1::QueryAccountResponse response;
-  Result<std::int64_t> at = Query(rpc, kAccountQueryPath, request, height, &response);
+  Result<std::int64_t> at = QueryProto(rpc, kAccountQueryPath, request, height, &response);
   if (!at.ok()) return at.status();
   if (response.account().type_url() != kBaseAccountTypeUrl) {
     return Status::Corruption("the account of " + std::string(address) + " has type '" +
@@ -73,7 +72,7 @@ Result<CoinAmount> QueryBalance(RpcClient& rpc, std::string_view address, std::s
   request.set_address(std::string(address));
   request.set_denom(std::string(denom));
   cosmos::bank::v1beta1::QueryBalanceResponse response;
-  Result<std::int64_t> at = Query(rpc, kBalanceQueryPath, request, height, &response);
+  Result<std::int64_t> at = QueryProto(rpc, kBalanceQueryPath, request, height, &response);
   if (!at.ok()) return at.status();
   CoinAmount out{std::string(denom), "0"};
   if (response.has_balance() && !response.balance().amount().empty()) {
@@ -91,7 +90,7 @@ Result<std::vector<CoinAmount>> QueryAllBalances(RpcClient& rpc, std::string_vie
     request.set_address(std::string(address));
     if (!next_key.empty()) request.mutable_pagination()->set_key(next_key);
     cosmos::bank::v1beta1::QueryAllBalancesResponse response;
-    Result<std::int64_t> at = Query(rpc, kAllBalancesQueryPath, request, height, &response);
+    Result<std::int64_t> at = QueryProto(rpc, kAllBalancesQueryPath, request, height, &response);
     if (!at.ok()) return at.status();
     if (height == 0) height = *at;  // later pages read the same height as the first
     for (const auto& coin : response.balances()) out.push_back({coin.denom(), coin.amount()});
@@ -106,7 +105,7 @@ Result<GasEstimate> Simulate(RpcClient& rpc, std::string_view tx_bytes) {
   cosmos::tx::v1beta1::SimulateRequest request;
   request.set_tx_bytes(std::string(tx_bytes));
   cosmos::tx::v1beta1::SimulateResponse response;
-  Result<std::int64_t> at = Query(rpc, kSimulatePath, request, 0, &response);
+  Result<std::int64_t> at = QueryProto(rpc, kSimulatePath, request, 0, &response);
   if (!at.ok()) return at.status();
   return GasEstimate{response.gas_info().gas_wanted(), response.gas_info().gas_used()};
 }

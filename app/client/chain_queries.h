@@ -4,6 +4,7 @@
 //   /cosmos.bank.v1beta1.Query/Balance      -> one coin
 //   /cosmos.bank.v1beta1.Query/AllBalances  -> every coin (follows pagination)
 //   /cosmos.tx.v1beta1.Service/Simulate     -> gas used
+// and QueryProto for any other path (the locks queries: app/client/locks_commands.cc).
 // A non-zero answer code becomes a Status whose message is "code N (codespace): log" (code 22,
 // "key not found", is NotFound), so the node's own text reaches the user.
 // Thread-compatible, like RpcClient.
@@ -13,6 +14,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <google/protobuf/message_lite.h>
 
 #include "app/client/rpc_client.h"
 #include "store/status.h"
@@ -43,6 +46,12 @@ struct GasEstimate {
   std::uint64_t gas_wanted = 0;
   std::uint64_t gas_used = 0;
 };
+
+// Sends `request` as an abci_query on `path` at `height` (0: the latest) and parses the answer
+// into `out`. Returns the height the answer is for.
+Result<std::int64_t> QueryProto(RpcClient& rpc, std::string_view path,
+                                const google::protobuf::MessageLite& request, std::int64_t height,
+                                google::protobuf::MessageLite* out);
 
 // `height` 0 is the latest committed height.
 Result<Account> QueryAccount(RpcClient& rpc, std::string_view address, std::int64_t height);

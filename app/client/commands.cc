@@ -17,6 +17,8 @@
 #include "ante/context.h"
 #include "ante/tx.h"
 #include "app/client/chain_queries.h"
+#include "app/client/cli_util.h"
+#include "app/client/locks_commands.h"
 #include "app/client/encoding.h"
 #include "app/client/genesis_edit.h"
 #include "app/client/keyring.h"
@@ -33,82 +35,7 @@ namespace kairos::client {
 namespace {
 
 namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;
-
-constexpr std::chrono::seconds kWaitTimeout{30};
-constexpr std::chrono::milliseconds kWaitPoll{500};
-constexpr char kDefaultGas[] = "200000";
-
-// ---- failure and output helpers ---------------------------------------------------------
-
-[[noreturn]] void Fail(int exit_code, const std::string& message) {
-  std::cerr << "error: " << message << "\n";
-  throw CLI::RuntimeError(exit_code);
-}
-
-template <class T>
-T Take(Result<T> r, int exit_code = kExitFailure, const std::string& context = "") {
-  if (!r.ok()) Fail(exit_code, context + r.status().message());
-  return std::move(*r);
-}
-
-void Check(const Status& s, int exit_code = kExitFailure, const std::string& context = "") {
-  if (!s.ok()) Fail(exit_code, context + s.message());
-}
-
-bool IsJson(const std::string& output) { return output == "json"; }
-
-void AddOutputFlag(CLI::App* cmd, std::string* output) {
-  cmd->add_option("--output,-o", *output, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
-}
-
-void PrintJson(const json& j) { std::cout << j.dump() << std::endl; }
-
-// ---- parsing helpers --------------------------------------------------------------------
-
-std::string KeyringPath(const std::string& home) {
-  return (fs::path(home) / kKeyringFileName).string();
-}
-
-// A bech32 account address, or the address of a key in the keyring.
-Result<std::string> ResolveAddress(const Keyring& keyring, std::string_view text) {
-  if (Result<std::string> raw = crypto::DecodeAccountAddress(text); raw.ok()) {
-    return crypto::EncodeAccountAddress(*raw);
-  }
-  Result<KeyInfo> key = keyring.Find(text);
-  if (key.ok()) return key->address;
-  if (!key.status().IsNotFound()) return key.status();
-  if (text.starts_with(std::string(crypto::kAccountPrefix) + "1") ||
-      (text.find('1') != std::string_view::npos && crypto::Bech32Decode(text).ok())) {
-    return Status::InvalidArgument(
-        "invalid address '" + std::string(text) + "': " +
-        crypto::DecodeAccountAddress(text).status().message());
-  }
-  return Status::NotFound("'" + std::string(text) + "' is neither a kairos address nor a key in " +
-                          keyring.path());
-}
-
-
-Result<std::uint64_t> ParseUint(std::string_view text, std::string_view what) {
-  std::uint64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    return Status::InvalidArgument(std::string(what) + " must be a non-negative integer, not '" +
-                                   std::string(text) + "'");
-  }
-  return v;
-}
-
-RpcClient Connect(const std::string& node) {
-  return RpcClient(Take(ParseNodeUrl(node), kExitUsage));
-}
-
-RpcClient ConnectForQuery(const std::string& node, std::int64_t height) {
-  if (height < 0) Fail(kExitUsage, "--height must be 0 (latest) or a block height");
-  return Connect(node);
-}
+using json = OrderedJson;
 
 json PubKeyJson(crypto::KeyType type, std::string_view key) {
   return {{"@type", PubKeyTypeUrl(type)}, {"key", Base64Encode(key)}};
@@ -270,161 +197,24 @@ void AddKeysCommands(CLI::App& app, const std::string& home) {
 
 struct SendFlags {
   std::string from, to, amount;
-  std::string fees;
-  std::string gas = kDefaultGas;
-  double gas_adjustment = 1.3;
-  bool unordered = false;
-  std::string timeout;
-  std::string sequence;
-  std::string memo;
-  std::string chain_id;
-  std::string node = kDefaultNodeUrl;
-  bool wait = false;
-  std::string passphrase_file;
-  std::string output = "text";
+  TxFlags tx;
 };
-
-std::string CodeAndLog(std::uint32_t code, const std::string& codespace, const std::string& log) {
-  std::string out = "code " + std::to_string(code);
-  if (!codespace.empty()) out += " (" + codespace + ")";
-  return out + ": " + (log.empty() ? std::string("no log") : log);
-}
-
-// Polls /tx until the tx is in a block.
-TxResponse WaitForTx(RpcClient& rpc, const std::string& hash) {
-  const auto deadline = std::chrono::steady_clock::now() + kWaitTimeout;
-  while (true) {
-    std::optional<TxResponse> tx = Take(rpc.FindTx(hash));
-    if (tx) return *tx;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      Fail(kExitFailure, "tx " + app::HexEncode(hash, true) + " was not included within " +
-                             std::to_string(kWaitTimeout.count()) + "s");
-    }
-    std::this_thread::sleep_for(kWaitPoll);
-  }
-}
 
 void RunSend(const std::string& home, const SendFlags& f) {
   // Everything that can be checked offline first (exit 2).
   ante::Coins amount = Take(ante::Coins::Parse(f.amount), kExitUsage, "invalid amount: ");
   if (amount.empty()) Fail(kExitUsage, "invalid amount '" + f.amount + "': nothing to send");
-  ante::Coins fees = Take(ante::Coins::Parse(f.fees), kExitUsage, "invalid --fees: ");
-  const bool gas_auto = f.gas == "auto";
-  std::uint64_t gas_limit = 0;
-  if (!gas_auto) gas_limit = Take(ParseUint(f.gas, "--gas"), kExitUsage);
-  if (!(f.gas_adjustment > 0) || !std::isfinite(f.gas_adjustment)) {
-    Fail(kExitUsage, "--gas-adjustment must be positive");
-  }
-  std::optional<std::int64_t> timeout_nanos;
-  if (f.unordered && f.timeout.empty()) {
-    Fail(kExitUsage, "--unordered needs --timeout (e.g. --timeout 60s; the chain allows at most "
-                     "its unordered_max_timeout, 10m by default)");
-  }
-  if (!f.unordered && !f.timeout.empty()) {
-    Fail(kExitUsage, "--timeout applies to --unordered txs only");
-  }
-  if (f.unordered) timeout_nanos = Take(ante::ParseDuration(f.timeout), kExitUsage, "--timeout: ");
-  if (f.unordered && !f.sequence.empty()) {
-    Fail(kExitUsage, "--sequence does not apply to --unordered txs (their sequence is 0)");
-  }
-  std::optional<std::uint64_t> sequence;
-  if (!f.sequence.empty()) sequence = Take(ParseUint(f.sequence, "--sequence"), kExitUsage);
-
-  const Keyring keyring(KeyringPath(home));
-  const KeyInfo from = Take(keyring.Find(f.from));
-  const std::string to = Take(ResolveAddress(keyring, f.to), kExitUsage);
-  RpcClient rpc = Connect(f.node);
-
-  const std::string chain_id = f.chain_id.empty() ? Take(rpc.ChainId()) : f.chain_id;
-  const Account account = Take(QueryAccount(rpc, from.address, 0), kExitFailure,
-                               "cannot send from " + from.address + ": ");
-  const std::string passphrase =
-      Take(GetPassphrase(f.passphrase_file, "Passphrase for key '" + from.name + "': ", false));
-  const KeySecret secret = Take(keyring.Unlock(from.name, passphrase));
-
-  ante::MsgSend msg;
-  msg.from_address = from.address;
-  msg.to_address = to;
-  msg.from = *crypto::DecodeAccountAddress(from.address);
-  msg.to = *crypto::DecodeAccountAddress(to);
-  msg.amount = amount;
-  app::TxSpec spec;
-  spec.msgs.push_back(msg);
-  spec.memo = f.memo;
-  spec.fee = fees;
-  spec.unordered = f.unordered;
-  if (timeout_nanos) {
-    const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
-    spec.timeout_unix_nanos = now + *timeout_nanos;
-  }
-  app::SignerKey signer;
-  signer.type = from.type;
-  signer.private_key = secret.private_key;
-  signer.account_number = account.account_number;
-  signer.sequence = f.unordered ? 0 : sequence.value_or(account.sequence);
-
-  if (gas_auto) {
-    spec.gas_limit = 0;  // simulate mode meters without a limit
-    const GasEstimate estimate =
-        Take(Simulate(rpc, app::BuildSignedTx(spec, {signer}, chain_id)), kExitFailure,
-             "simulation failed: ");
-    gas_limit = static_cast<std::uint64_t>(
-        std::ceil(static_cast<double>(estimate.gas_used) * f.gas_adjustment));
-    std::cerr << "gas estimate: " << gas_limit << " (used " << estimate.gas_used << " x "
-              << f.gas_adjustment << ")\n";
-  }
-  spec.gas_limit = gas_limit;
-  const std::string tx = app::BuildSignedTx(spec, {signer}, chain_id);
-  const std::string hash = crypto::Sha256(tx);
-
-  const BroadcastResponse sent = Take(rpc.BroadcastTxSync(tx));
-  const std::string hash_hex = sent.hash.empty() ? app::HexEncode(hash, true) : sent.hash;
-  json out = {{"txhash", hash_hex},
-              {"code", sent.code},
-              {"codespace", sent.codespace},
-              {"log", sent.log},
-              {"gas_wanted", std::to_string(gas_limit)}};
-  if (sent.code != 0) {
-    if (IsJson(f.output)) {
-      PrintJson(out);
-    } else {
-      std::cout << "txhash: " << hash_hex << "\n";
-    }
-    Fail(kExitFailure,
-         "CheckTx rejected the tx: " + CodeAndLog(sent.code, sent.codespace, sent.log));
-  }
-  if (!f.wait) {
-    if (IsJson(f.output)) {
-      PrintJson(out);
-    } else {
-      std::cout << "txhash: " << hash_hex << "\ncode: 0\nlog: " << sent.log << "\n";
-    }
-    return;
-  }
-  if (!IsJson(f.output)) {
-    std::cout << "txhash: " << hash_hex << "\ncode: 0 (CheckTx)\n" << std::flush;
-  }
-  const TxResponse result = WaitForTx(rpc, hash);
-  out["height"] = std::to_string(result.height);
-  out["tx_result"] = {{"code", result.code},
-                      {"codespace", result.codespace},
-                      {"log", result.log},
-                      {"gas_wanted", std::to_string(result.gas_wanted)},
-                      {"gas_used", std::to_string(result.gas_used)}};
-  if (IsJson(f.output)) {
-    PrintJson(out);
-  } else {
-    std::cout << "height: " << result.height << "\n"
-              << "tx code: " << result.code << "\n"
-              << "tx log: " << result.log << "\n"
-              << "gas used: " << result.gas_used << " of " << result.gas_wanted << "\n";
-  }
-  if (result.code != 0) {
-    Fail(kExitFailure, "the tx failed in block " + std::to_string(result.height) + ": " +
-                           CodeAndLog(result.code, result.codespace, result.log));
-  }
+  SignAndBroadcast(home, f.from, f.tx, /*simulate_first=*/false,
+                   [&](const Keyring& keyring, const KeyInfo& from, RpcClient&) {
+                     const std::string to = Take(ResolveAddress(keyring, f.to), kExitUsage);
+                     ante::MsgSend msg;
+                     msg.from_address = from.address;
+                     msg.to_address = to;
+                     msg.from = *crypto::DecodeAccountAddress(from.address);
+                     msg.to = *crypto::DecodeAccountAddress(to);
+                     msg.amount = amount;
+                     return std::vector<ante::Msg>{msg};
+                   });
 }
 
 void AddTxCommands(CLI::App& app, const std::string& home) {
@@ -435,25 +225,9 @@ void AddTxCommands(CLI::App& app, const std::string& home) {
   send->add_option("from", f->from, "Key name (or its address) that signs and pays")->required();
   send->add_option("to", f->to, "Recipient address (or a key name)")->required();
   send->add_option("amount", f->amount, "Coins, e.g. 1000stake or 10atom,5stake")->required();
-  send->add_option("--fees", f->fees, "Fee coins, e.g. 500stake");
-  send->add_option("--gas", f->gas, "Gas limit, or 'auto' to simulate")->capture_default_str();
-  send->add_option("--gas-adjustment", f->gas_adjustment,
-                   "With --gas auto: multiply the simulated gas by this")
-      ->capture_default_str();
-  send->add_flag("--unordered", f->unordered,
-                 "Unordered tx (ADR-070): sequence 0, replay-protected by --timeout");
-  send->add_option("--timeout", f->timeout,
-                   "With --unordered: time to live, e.g. 60s (timeout_timestamp = now + this)");
-  send->add_option("--sequence", f->sequence,
-                   "Sign with this sequence instead of the account's (several txs per block)");
-  send->add_option("--memo", f->memo, "Memo");
-  send->add_option("--chain-id", f->chain_id, "Chain id (default: the node's, from /status)");
-  send->add_option("--node", f->node, "CometBFT RPC address")->capture_default_str();
-  send->add_flag("--wait", f->wait, "Wait (up to 30s) until the tx is in a block");
-  send->add_option("--passphrase-file", f->passphrase_file,
-                   "Read the keyring passphrase from the first line of this file");
-  AddOutputFlag(send, &f->output);
+  AddTxFlags(send, &f->tx);
   send->callback([&home, f] { RunSend(home, *f); });
+  AddLocksTxCommands(*tx, home);
 }
 
 // ---- query ------------------------------------------------------------------------------
@@ -541,6 +315,7 @@ void AddQueryCommands(CLI::App& app, const std::string& home) {
   common(balance);
   balance->add_option("--denom", f->denom, "Only this denom");
   balance->callback([&home, f] { RunQueryBalance(home, *f); });
+  AddLocksQueryCommands(*query, home);
 }
 
 // ---- genesis ----------------------------------------------------------------------------

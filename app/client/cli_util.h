@@ -1,0 +1,86 @@
+// What the CLI commands share (commands.cc, locks_commands.cc): failing with one "error: ..."
+// line and an exit code, the --output flag, address and number parsing, and the tx path every
+// `kairosd tx ...` command takes: its common flags (TxFlags) and SignAndBroadcast, which signs
+// messages with a keyring key (SIGN_MODE_DIRECT), simulates when asked, broadcasts with
+// broadcast_tx_sync and with --wait polls until the tx is in a block.
+//
+// Main thread only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ante/tx.h"
+#include "app/client/commands.h"
+#include "app/client/keyring.h"
+#include "app/client/rpc_client.h"
+#include "store/status.h"
+
+namespace CLI {
+class App;
+}
+
+namespace kairos::client {
+
+using OrderedJson = nlohmann::ordered_json;
+
+// Prints "error: <message>" on stderr and throws CLI::RuntimeError(exit_code).
+[[noreturn]] void Fail(int exit_code, const std::string& message);
+
+template <class T>
+T Take(Result<T> r, int exit_code = kExitFailure, const std::string& context = "") {
+  if (!r.ok()) Fail(exit_code, context + r.status().message());
+  return std::move(*r);
+}
+
+void Check(const Status& s, int exit_code = kExitFailure, const std::string& context = "");
+
+bool IsJson(const std::string& output);
+void AddOutputFlag(CLI::App* cmd, std::string* output);
+void PrintJson(const OrderedJson& j);
+
+std::string KeyringPath(const std::string& home);
+// A bech32 account address, or the address of a key in the keyring.
+Result<std::string> ResolveAddress(const Keyring& keyring, std::string_view text);
+Result<std::uint64_t> ParseUint(std::string_view text, std::string_view what);
+RpcClient Connect(const std::string& node);
+// REQUIRES nothing of height; a negative one fails (exit 2).
+RpcClient ConnectForQuery(const std::string& node, std::int64_t height);
+// "code N (codespace): log".
+std::string CodeAndLog(std::uint32_t code, const std::string& codespace, const std::string& log);
+
+// The flags of every tx command.
+struct TxFlags {
+  std::string fees;
+  std::string gas = "200000";
+  double gas_adjustment = 1.3;
+  bool unordered = false;
+  std::string timeout;
+  std::string sequence;
+  std::string memo;
+  std::string chain_id;
+  std::string node = kDefaultNodeUrl;
+  bool wait = false;
+  std::string passphrase_file;
+  std::string output = "text";
+};
+void AddTxFlags(CLI::App* cmd, TxFlags* f);
+
+// Builds the messages once the signer is known (its keyring entry) and the node is reachable.
+using MsgBuilder =
+    std::function<std::vector<ante::Msg>(const Keyring& keyring, const KeyInfo& from,
+                                         RpcClient& rpc)>;
+
+// Signs build(...)'s messages with key `from` (a name or an address in the keyring) and
+// broadcasts them. With `simulate_first` (or --gas auto) it runs Simulate first and stops on a
+// failure there with "simulation failed: code N (codespace): log", before anything is sent.
+// Prints the result (text or JSON) and fails (exit 1) when CheckTx or the block rejects the tx.
+void SignAndBroadcast(const std::string& home, const std::string& from, const TxFlags& f,
+                      bool simulate_first, const MsgBuilder& build);
+
+}  // namespace kairos::client
