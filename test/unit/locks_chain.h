@@ -40,6 +40,7 @@ struct LockTxResult {
   std::string codespace;
   std::string log;
   std::vector<tendermint::abci::Event> events;
+  std::int64_t gas_used = 0;
   bool ok() const { return code == 0; }
 };
 
@@ -269,7 +270,8 @@ class LocksChain {
     app_->Commit({});
     std::vector<LockTxResult> results;
     for (const auto& r : res.tx_results()) {
-      results.push_back({r.code(), r.codespace(), r.log(), {r.events().begin(), r.events().end()}});
+      results.push_back({r.code(), r.codespace(), r.log(),
+                         {r.events().begin(), r.events().end()}, r.gas_used()});
     }
     end_block_events_.assign(res.events().begin(), res.events().end());
     return results;
@@ -298,6 +300,7 @@ class LocksChain {
       r.codespace = std::string(out.status.codespace());
       r.log = out.status.log();
       r.events = std::move(out.events);
+      r.gas_used = static_cast<std::int64_t>(out.gas_used);
       if (observer.after) observer.after(results.size(), r, block);
       results.push_back(std::move(r));
     }
