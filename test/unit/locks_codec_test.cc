@@ -212,6 +212,32 @@ TEST_CASE("locks ValidateBasic: CheckTx refuses bad slots and addresses with cod
   CHECK(check(MsgAcquire(kU, {Slot("foo"), Slot("book", "k")})).code() == 0);
 }
 
+TEST_CASE("locks messages pay fees like any tx, ordered or unordered", "[locks]") {
+  LocksChain chain({{kU, "1000000stake"}}, R"({"params":{"whitelist_fee":"0"}})", 5);
+  const ante::Uint256 before = chain.Balance(kU);
+  const ante::Uint256 fees_before = chain.Balance(app::FeeCollectorAddress());
+  app::TxSpec spec;
+  spec.msgs = {MsgAcquire(kU, {Slot("foo")})};
+  spec.fee = *ante::Coins::Parse("300stake");
+  spec.unordered = true;
+  spec.timeout_unix_nanos = kT0 + 5 * kSecond + 60 * kSecond;  // block 5's time + 1 min
+  spec.gas_limit = LocksChain::kGas;
+  const std::string unordered =
+      app::BuildSignedTx(spec, {SignerOf(kU, 0, /*sequence=*/0)}, LocksChain::kChainId);
+  const LockTxResult r = chain.Block({unordered}).front();
+  INFO(r.log);
+  REQUIRE(r.ok());
+  CHECK(EventAttr(r.events, "lock_acquired", "resource") == "foo");
+  CHECK(chain.Balance(kU) == before - 300 - 1000);  // the fee and the deposit
+  CHECK(chain.Balance(app::FeeCollectorAddress()) == fees_before + 300);
+  CHECK(chain.Balance(app::locks::EscrowAddress()) == 1000);
+  // The same bytes again: the unordered nonce refuses them before any message runs.
+  const LockTxResult again = chain.Block({unordered}).front();
+  CHECK(again.code == ante::kInvalidRequest);
+  CHECK_THAT(again.log, Catch::Contains("has already used timeout"));
+  chain.CheckInvariants();
+}
+
 TEST_CASE("locks: MsgSend cannot pay into the escrow module account", "[locks]") {
   LocksChain chain({{kU, "1000000stake"}}, "{}");
   TestKey escrow;
