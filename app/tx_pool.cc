@@ -391,7 +391,10 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   auto decoded = DecodeTx(raw);
   if (auto* err = std::get_if<TxError>(&decoded)) return Refusal(err->code, std::move(err->log));
   const ante::Tx& tx = std::get<ante::Tx>(decoded);
-  if (pool_.Find(ToHash(tx.hash))) return Refusal(kCodeTxInMempool, "tx already in mempool");
+  if (pool_.Find(ToHash(tx.hash))) {
+    ++duplicates_;
+    return Refusal(kCodeTxInMempool, "tx already in mempool");
+  }
   if (tx.signers.empty() || tx.signer_infos.empty()) {
     // No sender to queue it under; the ante says why it is invalid.
     store::Branch child(*check_state_, limits_);

@@ -114,7 +114,12 @@ class TxPool {
   std::vector<std::string> Reap(std::uint64_t max_bytes, std::uint64_t max_gas) const;
 
   bool Contains(const std::string& hash) const;
-  mempool::Stats stats() const { return pool_.stats(); }
+  // The pool's counters, with the duplicates this class answers before reaching the pool.
+  mempool::Stats stats() const {
+    mempool::Stats s = pool_.stats();
+    s.rejected[static_cast<std::size_t>(mempool::RejectReason::kDuplicate)] += duplicates_;
+    return s;
+  }
   const store::Branch& check_state() const { return *check_state_; }
 
  private:
@@ -176,6 +181,7 @@ class TxPool {
   // Why recent txs left the pool (bounded, oldest forgotten first), for Recheck answers.
   std::unordered_map<std::string, Failure> failures_;
   std::deque<std::string> failure_order_;
+  std::uint64_t duplicates_ = 0;  // refused as already pooled, before the ante ran
 };
 
 }  // namespace kairos::app

@@ -324,7 +324,11 @@ def test_crash_restart_same_app_hashes():
 
         harness.restart_and_check_resume(node, chain_height)
         with TxStream(node, "after", SEED + 2) as stream:  # ordered: from the reloaded sequence
-            node.wait_for_height(chain_height + 6)
+            # The chain may already be past chain_height + 6 (the restart checks take blocks):
+            # wait for txs to flow first, then for blocks to take them.
+            harness.poll(lambda: stream.accepted >= 3 or stream.errors or stream.rejected, 60,
+                         "txs accepted after the restart")
+            node.wait_for_height(max(chain_height, node.height()) + 3)
         check(stream.accepted > 0 and not stream.errors and not stream.rejected,
               f"txs after the restart: {stream.accepted} accepted, rejected "
               f"{stream.rejected[:3]}, errors {stream.errors}")

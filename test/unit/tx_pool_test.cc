@@ -187,6 +187,7 @@ TEST_CASE("a duplicate, a tx too large for the pool, and a stale sequence get cl
   auto dup = chain.Check(tx);
   CHECK(dup.code() == 19);
   CHECK(dup.log() == "tx already in mempool");
+  CHECK(Count(Stats(chain).rejections(), "duplicate") == 1);
   SendOptions big = At(1, 1, 0);
   big.memo = std::string(250, 'm');
   auto large = chain.Check(chain.Send(kAlice, kBob, "1stake", big));
