@@ -3,16 +3,18 @@
 // Input: the first byte picks a mode.
 //   even: the rest is decoded as it is;
 //   odd:  the rest edits one of a few valid signed txs built at start-up (ordered secp256k1,
-//         unordered ed25519 with payer/granter/timestamp, several messages): 4-byte ops
+//         unordered ed25519 with payer/granter/timestamp, several messages, one of each
+//         kairos.locks.v1 message): 4-byte ops
 //         {kind, position hi, position lo, value} that overwrite, insert or erase a byte, so the
 //         fuzzer starts deep inside valid txs without a seed corpus.
 //
 // Checked properties, beyond "no crash, no sanitizer report":
 // - decoding is deterministic (the same bytes give the same outcome and log);
 // - an error has a non-zero code and a log ending in the code's description;
-// - an accepted tx is canonical: libprotobuf parses TxRaw, TxBody, AuthInfo and each MsgSend and
-//   re-serializes them to the very same bytes (where no non-critical unknown field was skipped),
-//   and the decoded fields agree with what libprotobuf read.
+// - an accepted tx is canonical: libprotobuf parses TxRaw, TxBody, AuthInfo and each message
+//   (MsgSend, the locks messages) and re-serializes them to the very same bytes (where no
+//   non-critical unknown field was skipped), and the decoded fields agree with what libprotobuf
+//   read.
 //
 // Thread-safety: libFuzzer calls LLVMFuzzerTestOneInput from one thread.
 #include <cstddef>
@@ -21,6 +23,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -28,6 +31,7 @@
 #include "app/tx_codec.h"
 #include "cosmos/bank/v1beta1/tx.pb.h"
 #include "cosmos/tx/v1beta1/tx.pb.h"
+#include "kairos/locks/v1/tx.pb.h"
 
 namespace {
 
@@ -38,6 +42,14 @@ using kairos::app::TxError;
 [[noreturn]] void Violated(const char* what) {
   std::fprintf(stderr, "property violated: %s\n", what);
   std::abort();
+}
+
+template <class M>
+void CheckCanonical(std::string_view bytes, bool allow_unknown, const char* what) {
+  M m;
+  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) Violated(what);
+  if (allow_unknown && !m.GetReflection()->GetUnknownFields(m).empty()) return;
+  if (m.SerializeAsString() != bytes) Violated(what);
 }
 
 std::vector<std::string> BuildTemplates() {
@@ -74,7 +86,29 @@ std::vector<std::string> BuildTemplates() {
       {SignerKey{kairos::crypto::KeyType::kEd25519, std::string(32, '\2'), 1, 0, true},
        SignerKey{kairos::crypto::KeyType::kSecp256k1, std::string(32, '\3'), 2, 0, false}},
       "fuzz"));
+
+  TxSpec locks;
+  const kairos::ante::LockSlot foo{"foo", ""}, book{"book", "alice"};
+  locks.msgs.push_back(kairos::ante::MsgLocksRegister{"", a});
+  locks.msgs.push_back(kairos::ante::MsgLocksAcquire{"", a, {foo, book}, 512000});
+  locks.msgs.push_back(
+      kairos::ante::MsgLocksWrite{"", a, book, kairos::ante::LockWriteOp::kAdd, -7, 0});
+  locks.msgs.push_back(kairos::ante::MsgLocksRelease{"", a, "", b});
+  locks.msgs.push_back(kairos::ante::MsgLocksRefundRegistration{"", a, "", b});
+  out.push_back(kairos::app::BuildSignedTx(
+      locks, {SignerKey{kairos::crypto::KeyType::kSecp256k1, std::string(32, '\4'), 4, 1, true}},
+      "fuzz"));
   return out;
+}
+
+// The message's sender as libprotobuf reads it, after checking it is canonical; "" when the
+// decoded message is not of this type.
+template <class Pb>
+std::string CheckedSender(std::string_view bytes, const char* what) {
+  CheckCanonical<Pb>(bytes, true, what);
+  Pb pb;
+  pb.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+  return pb.sender();
 }
 
 std::string Apply(const std::string& base, const std::uint8_t* ops, std::size_t n) {
@@ -95,13 +129,6 @@ std::string Apply(const std::string& base, const std::uint8_t* ops, std::size_t 
   return s;
 }
 
-template <class M>
-void CheckCanonical(std::string_view bytes, bool allow_unknown, const char* what) {
-  M m;
-  if (!m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) Violated(what);
-  if (allow_unknown && !m.GetReflection()->GetUnknownFields(m).empty()) return;
-  if (m.SerializeAsString() != bytes) Violated(what);
-}
 
 void CheckAccepted(const std::string& raw, const Tx& tx) {
   CheckCanonical<cosmos::tx::v1beta1::TxRaw>(raw, false, "TxRaw re-serializes to the input");
@@ -111,18 +138,55 @@ void CheckAccepted(const std::string& raw, const Tx& tx) {
   cosmos::tx::v1beta1::TxBody body;
   body.ParseFromString(tx.body_bytes);
   if (static_cast<std::size_t>(body.messages_size()) != tx.msgs.size()) Violated("message count");
+  namespace lpb = kairos::locks::v1;
   for (int i = 0; i < body.messages_size(); ++i) {
-    CheckCanonical<cosmos::bank::v1beta1::MsgSend>(body.messages(i).value(), true,
-                                                   "MsgSend is canonical");
-    cosmos::bank::v1beta1::MsgSend pb;
-    pb.ParseFromString(body.messages(i).value());
-    const auto& send = std::get<MsgSend>(tx.msgs[static_cast<std::size_t>(i)]);
-    if (pb.from_address() != send.from_address || pb.to_address() != send.to_address) {
-      Violated("MsgSend addresses");
+    const std::string& value = body.messages(i).value();
+    const kairos::ante::Msg& msg = tx.msgs[static_cast<std::size_t>(i)];
+    if (const auto* send = std::get_if<MsgSend>(&msg)) {
+      CheckCanonical<cosmos::bank::v1beta1::MsgSend>(value, true, "MsgSend is canonical");
+      cosmos::bank::v1beta1::MsgSend pb;
+      pb.ParseFromString(value);
+      if (pb.from_address() != send->from_address || pb.to_address() != send->to_address) {
+        Violated("MsgSend addresses");
+      }
+      if (static_cast<std::size_t>(pb.amount_size()) != send->amount.coins().size()) {
+        Violated("MsgSend coin count");
+      }
+      continue;
     }
-    if (static_cast<std::size_t>(pb.amount_size()) != send.amount.coins().size()) {
-      Violated("MsgSend coin count");
+    std::string sender;
+    if (std::holds_alternative<kairos::ante::MsgLocksRegister>(msg)) {
+      sender = CheckedSender<lpb::MsgRegister>(value, "MsgRegister is canonical");
+    } else if (std::holds_alternative<kairos::ante::MsgLocksRefundRegistration>(msg)) {
+      sender = CheckedSender<lpb::MsgRefundRegistration>(value, "MsgRefundRegistration");
+    } else if (const auto* acquire = std::get_if<kairos::ante::MsgLocksAcquire>(&msg)) {
+      sender = CheckedSender<lpb::MsgAcquire>(value, "MsgAcquire is canonical");
+      lpb::MsgAcquire pb;
+      pb.ParseFromString(value);
+      if (static_cast<std::size_t>(pb.slots_size()) != acquire->slots.size()) {
+        Violated("MsgAcquire slot count");
+      }
+    } else if (const auto* write = std::get_if<kairos::ante::MsgLocksWrite>(&msg)) {
+      sender = CheckedSender<lpb::MsgWrite>(value, "MsgWrite is canonical");
+      lpb::MsgWrite pb;
+      pb.ParseFromString(value);
+      if (pb.value() != write->value || pb.resource() != write->slot.resource ||
+          pb.key() != write->slot.key) {
+        Violated("MsgWrite fields");
+      }
+    } else {
+      sender = CheckedSender<lpb::MsgRelease>(value, "MsgRelease is canonical");
     }
+    const std::string& decoded = std::visit(
+        [](const auto& m) -> const std::string& {
+          if constexpr (std::is_same_v<std::decay_t<decltype(m)>, MsgSend>) {
+            return m.from_address;
+          } else {
+            return m.sender_address;
+          }
+        },
+        msg);
+    if (sender != decoded) Violated("locks sender");
   }
   if (body.memo() != tx.memo || body.timeout_height() != tx.timeout_height ||
       body.unordered() != tx.unordered ||
