@@ -214,7 +214,7 @@ void TxPool::Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason
   if (!entry->tx.unordered) {
     // The pool parked the sender's later txs: their effects leave the check state too.
     for (std::uint64_t n = entry->tx.nonce + 1;; ++n) {
-      auto next = pool_.FindOrdered(entry->tx.sender, n);
+      auto next = pool_.FindOrdered(entry->tx.sender(), n);
       if (!next || !applied_.count(HashString(next))) break;
       Unapply(HashString(next));
     }
@@ -244,7 +244,7 @@ void TxPool::Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason
 bool TxPool::ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
                         const ante::BlockInfo& block) {
   const std::string hash = HashString(entry);
-  auto decoded = DecodeTx(entry->tx.bytes);
+  auto decoded = DecodeTx(entry->tx.bytes());
   CheckOutcome failure;
   if (auto* err = std::get_if<TxError>(&decoded)) {
     failure.code = err->code;  // cannot happen: it decoded when it came in
@@ -288,8 +288,8 @@ void TxPool::QueueRecheck() {
   recheck_by_sender_.clear();
   recheck_order_.clear();
   for (const mempool::EntryPtr& e : pool_.RecheckOrder()) {
-    auto [it, fresh] = recheck_by_sender_.try_emplace(e->tx.sender);
-    if (fresh) recheck_order_.push_back(e->tx.sender);
+    auto [it, fresh] = recheck_by_sender_.try_emplace(std::string(e->tx.sender()));
+    if (fresh) recheck_order_.push_back(std::string(e->tx.sender()));
     it->second.push_back(e);
   }
 }
@@ -337,7 +337,7 @@ void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits
   // txs that never went through this node's pool costs no account reads here).
   std::unordered_set<std::string> pooled;
   if (pool_.stats().size > 0) {
-    for (const mempool::EntryPtr& e : pool_.RecheckOrder()) pooled.insert(e->tx.sender);
+    for (const mempool::EntryPtr& e : pool_.RecheckOrder()) pooled.insert(std::string(e->tx.sender()));
   }
   std::vector<std::pair<std::string, std::uint64_t>> bases;
   std::unordered_set<std::string> seen;
@@ -484,7 +484,7 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
 CheckOutcome TxPool::Recheck(const std::string& raw, const ante::BlockInfo& block) {
   const std::string hash = crypto::Sha256(raw);
   if (auto e = pool_.Find(ToHash(hash))) {
-    RecheckSender(e->tx.sender, block);
+    RecheckSender(std::string(e->tx.sender()), block);
     if (pool_.Find(ToHash(hash))) return {};
   }
   if (auto it = failures_.find(hash); it != failures_.end()) {
@@ -514,7 +514,7 @@ std::vector<std::string> TxPool::FillProposal(store::Branch& scratch,
   int misfits_in_a_row = 0;
   std::size_t failed = 0;
   pool_.Reap([&](const mempool::EntryPtr& e) {
-    const std::int64_t size = ProtoSizeOfTx(e->tx.bytes);
+    const std::int64_t size = ProtoSizeOfTx(std::string(e->tx.bytes()));
     const auto tx_gas = static_cast<std::int64_t>(
         std::min<std::uint64_t>(e->tx.gas_wanted, std::numeric_limits<std::int64_t>::max()));
     if (bytes + size > max_tx_bytes || (max_gas >= 0 && gas > max_gas - tx_gas)) {
@@ -523,7 +523,7 @@ std::vector<std::string> TxPool::FillProposal(store::Branch& scratch,
       return ++misfits_in_a_row > mempool::PriorityMempool::kReapMaxSkips ? mempool::Verdict::kStop
                                                                           : mempool::Verdict::kSkip;
     }
-    auto decoded = DecodeTx(e->tx.bytes);
+    auto decoded = DecodeTx(e->tx.bytes());
     if (!std::holds_alternative<ante::Tx>(decoded)) return mempool::Verdict::kSkip;
     TxOutcome o = runner_.Run(ante::ExecMode::kPrepareProposal, std::get<ante::Tx>(decoded),
                               scratch, block);
@@ -537,7 +537,7 @@ std::vector<std::string> TxPool::FillProposal(store::Branch& scratch,
     misfits_in_a_row = 0;
     bytes += size;
     gas += tx_gas;
-    out.push_back(e->tx.bytes);
+    out.push_back(std::string(e->tx.bytes()));
     return mempool::Verdict::kTake;
   });
   if (failed > 0) {
@@ -549,7 +549,7 @@ std::vector<std::string> TxPool::FillProposal(store::Branch& scratch,
 
 std::vector<std::string> TxPool::Reap(std::uint64_t max_bytes, std::uint64_t max_gas) const {
   std::vector<std::string> out;
-  for (const mempool::EntryPtr& e : pool_.ReapMax(max_bytes, max_gas)) out.push_back(e->tx.bytes);
+  for (const mempool::EntryPtr& e : pool_.ReapMax(max_bytes, max_gas)) out.push_back(std::string(e->tx.bytes()));
   return out;
 }
 

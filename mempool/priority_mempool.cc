@@ -18,6 +18,8 @@
 #include "mempool/priority_mempool.h"
 
 #include <algorithm>
+#include <cassert>
+#include <new>
 #include <atomic>
 #include <cstring>
 #include <deque>
@@ -44,25 +46,84 @@ struct Sender;
 
 using TreeHook = bi::set_member_hook<bi::optimize_size<true>>;
 
+// A tx's bookkeeping. One allocation holds the Node, then its Entry, then the sender and tx
+// bytes (Entry::tail). The Entry's reference count includes one for the pool while it holds the
+// node; the last EntryPtr frees the allocation (detail::DestroyEntry).
 struct Node {
-  Entry entry;
-  EntryPtr self;  // owns this allocation while the entry is in the pool
   bi::list_member_hook<> by_arrival;
   TreeHook in_heads;
-  Sender* sender = nullptr;          // while in the pool
-  std::uint32_t frontier_pos = kNotInFrontier;  // index in the frontier heap
-  std::atomic<bool> in_pool{false};  // written under the mutex, read by Reap without it
+  Sender* sender = nullptr;  // while in the pool
 
-  const TxInfo& tx() const { return entry.tx; }
-  bool ordered() const { return !entry.tx.unordered; }
+  Entry& entry() { return *reinterpret_cast<Entry*>(reinterpret_cast<char*>(this) + sizeof(Node)); }
+  const Entry& entry() const {
+    return *reinterpret_cast<const Entry*>(reinterpret_cast<const char*>(this) + sizeof(Node));
+  }
+  const EntryTx& tx() const { return entry().tx; }
+  bool ordered() const { return !entry().tx.unordered; }
 };
+static_assert(sizeof(Node) % alignof(Entry) == 0);
+
+}  // namespace
+
+namespace detail {
+struct NodeAccess {
+  static Node* Make(TxInfo& tx) {
+    const std::size_t size = sizeof(Node) + sizeof(Entry) + tx.sender.size() + tx.bytes.size();
+    char* mem = static_cast<char*>(::operator new(size));
+    Node* node = new (mem) Node;
+    Entry* e = new (mem + sizeof(Node)) Entry;
+    assert(static_cast<const void*>(&e->tx) == static_cast<const void*>(e));
+    e->tx.hash = tx.hash;
+    e->tx.nonce = tx.nonce;
+    e->tx.priority = tx.priority;
+    e->tx.gas_wanted = tx.gas_wanted;
+    e->tx.unordered = tx.unordered;
+    e->tx.sender_len_ = static_cast<std::uint16_t>(tx.sender.size());
+    e->tx.bytes_len_ = static_cast<std::uint32_t>(tx.bytes.size());
+    e->frontier_pos_ = kNotInFrontier;
+    char* tail = mem + sizeof(Node) + sizeof(Entry);
+    std::memcpy(tail, tx.sender.data(), tx.sender.size());
+    std::memcpy(tail + tx.sender.size(), tx.bytes.data(), tx.bytes.size());
+    return node;
+  }
+  static Node* NodeOf(const Entry* e) {
+    return reinterpret_cast<Node*>(
+        const_cast<char*>(reinterpret_cast<const char*>(e)) - sizeof(Node));
+  }
+  // A new reference to the node's entry / the pool's own reference, handed over.
+  static EntryPtr Share(const Node* n) { return EntryPtr(&n->entry(), false); }
+  static EntryPtr Adopt(const Node* n) { return EntryPtr(&n->entry(), true); }
+  static std::atomic<bool>& InPool(const Node* n) {
+    return const_cast<Entry&>(n->entry()).tx.in_pool_;
+  }
+  static std::uint32_t& FrontierPos(Node& n) { return n.entry().frontier_pos_; }
+  static void Destroy(const Entry* e) {
+    Node* n = NodeOf(e);
+    const_cast<Entry*>(e)->~Entry();
+    n->~Node();
+    ::operator delete(static_cast<void*>(n));
+  }
+};
+
+void DestroyEntry(const Entry* e) { NodeAccess::Destroy(e); }
+}  // namespace detail
+
+namespace {
+
+using detail::NodeAccess;
+bool InPool(const Node* n, std::memory_order order) {
+  return NodeAccess::InPool(n).load(order);
+}
+void SetInPool(const Node* n, bool v) { NodeAccess::InPool(n).store(v, std::memory_order_release); }
+std::uint32_t& FrontierPos(Node& n) { return NodeAccess::FrontierPos(n); }
+EntryPtr Share(const Node* n) { return NodeAccess::Share(n); }
 
 // Reap order: priority descending, then arrival ascending (arrival is unique: a total order).
 struct ReapKey {
   std::int64_t priority;
   std::uint64_t arrival;
 };
-ReapKey KeyOf(const Node& n) { return {n.entry.tx.priority, n.entry.arrival}; }
+ReapKey KeyOf(const Node& n) { return {n.entry().tx.priority, n.entry().arrival}; }
 bool Before(const ReapKey& a, const ReapKey& b) {
   return a.priority != b.priority ? a.priority > b.priority : a.arrival < b.arrival;
 }
@@ -92,24 +153,24 @@ class FrontierHeap {
     SiftUp(items_.size() - 1);
   }
   void Erase(Node& n) {
-    const std::size_t i = n.frontier_pos;
-    n.frontier_pos = kNotInFrontier;
+    const std::size_t i = FrontierPos(n);
+    FrontierPos(n) = kNotInFrontier;
     Item last = items_.back();
     items_.pop_back();
     if (i == items_.size()) return;
     Set(i, last);
     SiftUp(i);
-    SiftDown(last.node->frontier_pos);
+    SiftDown(FrontierPos(*last.node));
   }
   void Clear() {
-    for (Item& it : items_) it.node->frontier_pos = kNotInFrontier;
+    for (Item& it : items_) FrontierPos(*it.node) = kNotInFrontier;
     items_.clear();
   }
 
  private:
   void Set(std::size_t i, const Item& it) {
     items_[i] = it;
-    it.node->frontier_pos = static_cast<std::uint32_t>(i);
+    FrontierPos(*it.node) = static_cast<std::uint32_t>(i);
   }
   void SiftUp(std::size_t i) {
     const Item it = items_[i];
@@ -304,9 +365,9 @@ struct PriorityMempool::State {
     heads.clear();
     frontier.Clear();
     by_arrival.clear_and_dispose([](Node* n) {
-      n->in_pool.store(false, std::memory_order_release);
+      SetInPool(n, false);
       n->sender = nullptr;
-      EntryPtr release = std::move(n->self);  // frees the node unless someone still holds it
+      EntryPtr release = NodeAccess::Adopt(n);  // frees the node unless someone still holds it
     });
     senders.ForEach([](Sender* s) { delete s; });
   }
@@ -392,12 +453,12 @@ struct PriorityMempool::State {
     by_arrival.erase(by_arrival.iterator_to(*n));
     by_hash.Erase(n->tx().hash);
     --size;
-    bytes -= n->tx().bytes.size();
+    bytes -= n->tx().bytes().size();
     n->sender = nullptr;
-    n->in_pool.store(false, std::memory_order_release);
+    SetInPool(n, false);
     ++removed[static_cast<std::size_t>(reason)];
     recent.Add(n->tx().hash, reason);
-    out.emplace_back(std::move(n->self), reason);
+    out.emplace_back(NodeAccess::Adopt(n), reason);
   }
 
   // Moves the sender's base up to `base` (never down), removing its ordered txs below it.
@@ -422,9 +483,9 @@ struct PriorityMempool::State {
     while (!by_arrival.empty()) {
       Node& n = by_arrival.front();
       RemoveReason reason;
-      if (ttl_blocks > 0 && Exceeds(height, n.entry.arrival_height, ttl_blocks)) {
+      if (ttl_blocks > 0 && Exceeds(height, n.entry().arrival_height, ttl_blocks)) {
         reason = RemoveReason::kExpiredBlocks;
-      } else if (ttl_nanos > 0 && Exceeds(now, n.entry.arrival_time, ttl_nanos)) {
+      } else if (ttl_nanos > 0 && Exceeds(now, n.entry().arrival_time, ttl_nanos)) {
         reason = RemoveReason::kExpiredTime;
       } else {
         break;
@@ -503,7 +564,7 @@ struct PriorityMempool::State {
       max_victim = std::max(max_victim, n->tx().priority);
       plan.victims.push_back(n);
       ++freed_count;
-      freed_bytes += n->tx().bytes.size();
+      freed_bytes += n->tx().bytes().size();
       if (n->ordered() && c.index > 0) {
         Node* pred = n->sender->ordered[c.index - 1];
         preds.push_back({KeyOf(*pred), pred, c.index - 1});
@@ -557,7 +618,7 @@ struct PriorityMempool::State {
       // Successors in the heap that vanished or were parked meanwhile end their sender's run.
       while (!cur.heap.empty()) {
         const Candidate& top = cur.heap.front();
-        if (!top.rs->dead && top.node->in_pool.load(std::memory_order_relaxed) &&
+        if (!top.rs->dead && InPool(top.node, std::memory_order_relaxed) &&
             top.node->sender->ReadyIndex(*top.node) != kNotReady) {
           break;
         }
@@ -571,7 +632,7 @@ struct PriorityMempool::State {
         Node* node = &*it++;
         cur.last = KeyOf(*node);
         cur.started = true;
-        c = {cur.last, node->self, node,
+        c = {cur.last, Share(node), node,
              node->ordered() ? cur.StateOf(node->sender->id) : nullptr};
       } else if (!cur.heap.empty()) {
         std::pop_heap(cur.heap.begin(), cur.heap.end(), CandidateLater);
@@ -589,7 +650,7 @@ struct PriorityMempool::State {
         const std::size_t i = s.ReadyIndex(*c.node);
         if (i != kNotReady && i + 1 < s.ready) {
           Node* next = s.ordered[i + 1];
-          cur.heap.push_back({KeyOf(*next), next->self, next, rs});
+          cur.heap.push_back({KeyOf(*next), Share(next), next, rs});
           std::push_heap(cur.heap.begin(), cur.heap.end(), CandidateLater);
         }
       }
@@ -622,6 +683,10 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
                                                " bytes, the mempool accepts at most " +
                                                std::to_string(config_.max_tx_bytes));
   }
+  if (tx_bytes > std::numeric_limits<std::uint32_t>::max() ||
+      tx.sender.size() > std::numeric_limits<std::uint16_t>::max()) {  // what an Entry can hold
+    return reject(RejectReason::kTooLarge, "tx or sender address too large for the mempool");
+  }
   const bool ordered = !tx.unordered;
   Sender* sender = st.senders.Find(tx.sender);
   std::vector<Node*> parked_before;  // for InsertResult::promoted
@@ -642,9 +707,9 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   auto collect_promoted = [&](Sender* s) {
     if (s == nullptr) return;
     for (Node* n : parked_before) {
-      if (n->in_pool.load(std::memory_order_relaxed) && n->sender == s &&
+      if (InPool(n, std::memory_order_relaxed) && n->sender == s &&
           s->ReadyIndex(*n) != kNotReady) {
-        r.promoted.push_back(n->self);
+        r.promoted.push_back(Share(n));
       }
     }
   };
@@ -685,7 +750,7 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   }
 
   // Capacity, decided before anything changes.
-  const std::size_t replaced_bytes = replaced ? replaced->tx().bytes.size() : 0;
+  const std::size_t replaced_bytes = replaced ? replaced->tx().bytes().size() : 0;
   const std::size_t count_after = st.size - (replaced ? 1 : 0) + 1;
   const std::size_t bytes_after = st.bytes - replaced_bytes + tx_bytes;
   State::EvictionPlan plan;
@@ -731,17 +796,14 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   sender = st.GetOrCreateSender(tx.sender);
   if (ordered) sender->base = std::max(sender->base, base);
 
-  auto holder = std::make_shared<Node>();
-  Node* node = holder.get();
-  node->entry.tx = std::move(tx);
-  node->entry.arrival = st.next_arrival++;
+  Node* node = NodeAccess::Make(tx);  // the pool's reference: handed over when it leaves
+  node->entry().arrival = st.next_arrival++;
   st.last_height = std::max(st.last_height, height);
   st.last_time = std::max(st.last_time, now_nanos);
-  node->entry.arrival_height = st.last_height;
-  node->entry.arrival_time = st.last_time;
-  node->self = EntryPtr(holder, &node->entry);
+  node->entry().arrival_height = st.last_height;
+  node->entry().arrival_time = st.last_time;
   node->sender = sender;
-  node->in_pool.store(true, std::memory_order_release);
+  SetInPool(node, true);
   st.by_hash.Insert(node);
   st.by_arrival.push_back(*node);
   ++st.size;
@@ -768,14 +830,14 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
 EntryPtr PriorityMempool::Find(const Hash& hash) const {
   std::lock_guard<std::mutex> lock(mu_);
   const Node* n = state_->by_hash.Find(hash);
-  return n ? n->self : nullptr;
+  return n ? Share(n) : nullptr;
 }
 
 EntryPtr PriorityMempool::FindOrdered(std::string_view sender, std::uint64_t nonce) const {
   std::lock_guard<std::mutex> lock(mu_);
   const Sender* s = state_->senders.Find(sender);
   const Node* n = s ? s->FindNonce(nonce) : nullptr;
-  return n ? n->self : nullptr;
+  return n ? Share(n) : nullptr;
 }
 
 bool PriorityMempool::IsParked(const Hash& hash) const {
@@ -841,7 +903,7 @@ void PriorityMempool::Reap(const std::function<Verdict(const EntryPtr&)>& visit)
     for (const State::Candidate& c : chunk) {
       State::ReapSender* rs = c.rs;
       if (rs != nullptr && rs->dead) continue;
-      if (!c.node->in_pool.load(std::memory_order_acquire)) {  // removed meanwhile
+      if (!InPool(c.node, std::memory_order_acquire)) {  // removed meanwhile
         if (rs != nullptr) rs->dead = true;
         continue;
       }
@@ -859,7 +921,7 @@ std::vector<EntryPtr> PriorityMempool::ReapMax(std::uint64_t max_bytes,
   std::uint64_t bytes = 0, gas = 0;
   int misses = 0;
   Reap([&](const EntryPtr& e) {
-    const std::uint64_t size = e->tx.bytes.size();
+    const std::uint64_t size = e->tx.bytes().size();
     const std::uint64_t g = e->tx.gas_wanted;
     if ((max_bytes != 0 && size > max_bytes - bytes) || (max_gas != 0 && g > max_gas - gas)) {
       return ++misses >= kReapMaxSkips ? Verdict::kStop : Verdict::kSkip;
@@ -883,8 +945,8 @@ std::vector<EntryPtr> PriorityMempool::RecheckOrder() const {
     Sender& s = *n.sender;
     if (s.mark == mark) continue;
     s.mark = mark;
-    for (const Node* o : s.ordered) out.push_back(o->self);
-    for (const Node* u : s.unordered) out.push_back(u->self);
+    for (const Node* o : s.ordered) out.push_back(Share(o));
+    for (const Node* u : s.unordered) out.push_back(Share(u));
   }
   return out;
 }

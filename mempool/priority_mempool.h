@@ -30,6 +30,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -48,22 +49,127 @@ using Hash = std::array<std::uint8_t, 32>;  // sha256 of the tx bytes (computed 
 struct TxInfo {  // filled by the app after the ante pipeline accepted the tx
   std::string bytes;  // the raw tx
   Hash hash{};
-  std::string sender;     // raw address bytes of the first signer (1..32 bytes)
+  std::string sender;     // raw address bytes of the first signer (1..32 bytes; < 64 KiB)
   bool unordered = false;  // ADR-070 unordered tx: independent entry, nonce = timeout
   std::uint64_t nonce = 0;  // account sequence (ordered) or timeout UnixNano (unordered)
   std::int64_t priority = 0;  // fee per gas, >= 0
   std::uint64_t gas_wanted = 0;
 };
 
-struct Entry {  // immutable once inserted
-  TxInfo tx;
+class Entry;
+namespace detail {
+void DestroyEntry(const Entry* e);  // frees the entry's allocation (priority_mempool.cc)
+struct NodeAccess;
+}  // namespace detail
+
+// The tx as the pool keeps it: the scalar fields of TxInfo, and the raw bytes and sender as
+// views into the entry's own allocation (valid as long as the entry is held).
+struct EntryTx {
+  Hash hash{};
+  std::uint64_t nonce = 0;
+  std::int64_t priority = 0;
+  std::uint64_t gas_wanted = 0;
+  bool unordered = false;
+  std::string_view bytes() const;
+  std::string_view sender() const;
+  TxInfo info() const;  // a copy, as the TxInfo it was inserted from
+
+ private:
+  friend struct detail::NodeAccess;
+  std::atomic<bool> in_pool_{false};  // the pool's: written under its mutex, read by Reap
+  std::uint16_t sender_len_ = 0;
+  std::uint32_t bytes_len_ = 0;
+};
+
+// Immutable once inserted. Made only by the pool, in one allocation with the pool's bookkeeping
+// and followed by the sender and tx bytes; shared through EntryPtr (reference counted), so an
+// entry handed out stays valid after it leaves the pool.
+class Entry {
+ public:
+  Entry(const Entry&) = delete;
+  Entry& operator=(const Entry&) = delete;
+
+  EntryTx tx;  // first member: EntryTx::bytes() finds the entry from it
   std::uint64_t arrival = 0;  // pool-wide insertion counter, strictly increasing
   // The height and UnixNano passed to Insert. Both are raised to the previous entry's if the
   // caller's value went backwards (a clock step), so arrival order is also height and time order.
   std::int64_t arrival_height = 0;
   std::int64_t arrival_time = 0;
+
+ private:
+  friend class EntryPtr;
+  friend struct EntryTx;
+  friend struct detail::NodeAccess;
+  Entry() = default;
+  ~Entry() = default;
+  const char* tail() const { return reinterpret_cast<const char*>(this + 1); }
+
+  mutable std::atomic<std::uint32_t> refs_{1};
+  std::uint32_t frontier_pos_ = 0;  // the pool's
 };
-using EntryPtr = std::shared_ptr<const Entry>;
+
+// `tx` is Entry's first member (checked where entries are made), so `this` is the entry's address.
+inline std::string_view EntryTx::sender() const {
+  return {reinterpret_cast<const Entry*>(this)->tail(), sender_len_};
+}
+inline std::string_view EntryTx::bytes() const {
+  return {reinterpret_cast<const Entry*>(this)->tail() + sender_len_, bytes_len_};
+}
+
+inline TxInfo EntryTx::info() const {
+  TxInfo t;
+  t.bytes.assign(bytes());
+  t.hash = hash;
+  t.sender.assign(sender());
+  t.unordered = unordered;
+  t.nonce = nonce;
+  t.priority = priority;
+  t.gas_wanted = gas_wanted;
+  return t;
+}
+
+// A reference-counted handle to an Entry (like shared_ptr<const Entry>, 8 bytes, intrusive).
+class EntryPtr {
+ public:
+  EntryPtr() = default;
+  EntryPtr(std::nullptr_t) {}  // NOLINT(google-explicit-constructor)
+  EntryPtr(const EntryPtr& o) : p_(o.p_) { Ref(); }
+  EntryPtr(EntryPtr&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  EntryPtr& operator=(const EntryPtr& o) {
+    EntryPtr(o).swap(*this);
+    return *this;
+  }
+  EntryPtr& operator=(EntryPtr&& o) noexcept {
+    EntryPtr(std::move(o)).swap(*this);
+    return *this;
+  }
+  ~EntryPtr() { Unref(); }
+
+  const Entry* get() const { return p_; }
+  const Entry& operator*() const { return *p_; }
+  const Entry* operator->() const { return p_; }
+  explicit operator bool() const { return p_ != nullptr; }
+  void swap(EntryPtr& o) noexcept { std::swap(p_, o.p_); }
+  friend bool operator==(const EntryPtr& a, const EntryPtr& b) { return a.p_ == b.p_; }
+  friend bool operator==(const EntryPtr& a, std::nullptr_t) { return a.p_ == nullptr; }
+
+ private:
+  friend struct detail::NodeAccess;
+  // Adopt: takes over a reference the caller owns; otherwise adds one.
+  EntryPtr(const Entry* p, bool adopt) : p_(p) {
+    if (!adopt) Ref();
+  }
+  void Ref() const {
+    if (p_ != nullptr) p_->refs_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void Unref() {
+    if (p_ != nullptr && p_->refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      detail::DestroyEntry(p_);
+    }
+  }
+
+  const Entry* p_ = nullptr;
+};
 
 struct Config {
   std::size_t max_txs = 5000;

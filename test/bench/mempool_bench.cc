@@ -4,14 +4,15 @@
 // order plus a hash map and a sender map; a reap copies every entry and sorts by priority desc /
 // arrival asc; an insert into a full pool scans every entry for strictly lower priority, sorts
 // those victims (lowest first, newest first among equals) and evicts until the new tx's bytes
-// are freed. Both hold the same entries (EntryPtr). A benchmark, not a test: it prints figures.
+// are freed. Its entries are CometBFT's WrappedTx shape: a shared_ptr to the TxInfo plus arrival
+// fields. A benchmark, not a test: it prints figures.
 //
 // Workload: senders with --nonces txs each (sent round by round, so every tx is ready), ~250-byte
 // txs (200..300), priorities uniform in [1, 1e6], random 32-byte hashes.
 //   mempool_bench [--sizes 10000,100000] [--samples 10000] [--reap 10000] [--nonces 4]
 //                 [--baseline-evictions N]
 // Memory is malloc's in-use bytes (mallinfo2: uordblks + hblkhd) added by filling the pool, minus
-// the raw tx bytes, per tx: the pool's own cost, the Entry and its strings included.
+// the raw tx bytes, per tx: everything the pool holds for a tx (entry, indexes, sender records).
 #include <malloc.h>
 
 #include <algorithm>
@@ -115,6 +116,14 @@ class Workload {
   std::size_t senders_;
 };
 
+struct BaselineEntry {
+  TxInfo tx;
+  std::uint64_t arrival = 0;
+  std::int64_t arrival_height = 0;
+  std::int64_t arrival_time = 0;
+};
+using BaselinePtr = std::shared_ptr<const BaselineEntry>;
+
 // The CometBFT v1 TxMempool algorithm (see the file comment).
 class BaselinePool {
  public:
@@ -125,7 +134,7 @@ class BaselinePool {
     if (by_hash_.count(tx.hash)) return false;
     const std::size_t size = tx.bytes.size();
     if (txs_.size() >= max_txs_ || bytes_ + size > max_bytes_) {
-      std::vector<std::list<EntryPtr>::iterator> victims;
+      std::vector<std::list<BaselinePtr>::iterator> victims;
       std::size_t victim_bytes = 0;
       for (auto it = txs_.begin(); it != txs_.end(); ++it) {
         if ((*it)->tx.priority < tx.priority) {
@@ -134,10 +143,10 @@ class BaselinePool {
         }
       }
       if (victims.empty() || victim_bytes < size) return false;
-      using It = std::list<EntryPtr>::iterator;
+      using It = std::list<BaselinePtr>::iterator;
       std::sort(victims.begin(), victims.end(), [](It a, It b) {
-        const Entry& x = **a;
-        const Entry& y = **b;
+        const BaselineEntry& x = **a;
+        const BaselineEntry& y = **b;
         return x.tx.priority != y.tx.priority ? x.tx.priority < y.tx.priority
                                               : x.arrival > y.arrival;
       });
@@ -148,7 +157,7 @@ class BaselinePool {
         if (evicted >= size) break;
       }
     }
-    auto e = std::make_shared<Entry>();
+    auto e = std::make_shared<BaselineEntry>();
     e->tx = std::move(tx);
     e->arrival = next_arrival_++;
     e->arrival_height = height;
@@ -162,9 +171,9 @@ class BaselinePool {
   }
 
   // ReapMaxTxs: copy everything, sort, take the first `n`.
-  std::vector<EntryPtr> Reap(std::size_t n) const {
-    std::vector<EntryPtr> all(txs_.begin(), txs_.end());
-    std::sort(all.begin(), all.end(), [](const EntryPtr& a, const EntryPtr& b) {
+  std::vector<BaselinePtr> Reap(std::size_t n) const {
+    std::vector<BaselinePtr> all(txs_.begin(), txs_.end());
+    std::sort(all.begin(), all.end(), [](const BaselinePtr& a, const BaselinePtr& b) {
       return a->tx.priority != b->tx.priority ? a->tx.priority > b->tx.priority
                                               : a->arrival < b->arrival;
     });
@@ -183,7 +192,7 @@ class BaselinePool {
     }
   };
 
-  void Erase(std::list<EntryPtr>::iterator it) {
+  void Erase(std::list<BaselinePtr>::iterator it) {
     auto [lo, hi] = by_sender_.equal_range((*it)->tx.sender);
     for (auto s = lo; s != hi; ++s) {
       if (s->second == it) {
@@ -199,9 +208,9 @@ class BaselinePool {
   std::size_t max_txs_, max_bytes_;
   std::size_t bytes_ = 0;
   std::uint64_t next_arrival_ = 1;
-  std::list<EntryPtr> txs_;
-  std::unordered_map<Hash, std::list<EntryPtr>::iterator, HashOf> by_hash_;
-  std::unordered_multimap<std::string, std::list<EntryPtr>::iterator> by_sender_;
+  std::list<BaselinePtr> txs_;
+  std::unordered_map<Hash, std::list<BaselinePtr>::iterator, HashOf> by_hash_;
+  std::unordered_multimap<std::string, std::list<BaselinePtr>::iterator> by_sender_;
 };
 
 struct Figures {
@@ -211,24 +220,6 @@ struct Figures {
   double bytes_per_tx = 0;
   std::size_t evictions = 0;
 };
-
-// The floor the API sets: each tx as an Entry made by make_shared (its bytes and sender are
-// std::strings, so separate allocations), held in a vector; per tx above the raw bytes.
-double EntryFloor(std::size_t n, std::size_t nonces) {
-  Workload w(n, nonces);
-  std::vector<EntryPtr> entries;
-  entries.reserve(n);
-  const std::size_t before = MallocInUse();
-  std::size_t raw = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    auto e = std::make_shared<Entry>();
-    e->tx = w.Tx(i);
-    raw += e->tx.bytes.size();
-    entries.push_back(std::move(e));
-  }
-  return (static_cast<double>(MallocInUse() - before) - static_cast<double>(raw)) /
-         static_cast<double>(n);
-}
 
 Config PoolConfig(std::size_t max_txs) {
   Config c;
@@ -380,12 +371,8 @@ int main(int argc, char** argv) {
     std::printf("| %zu | reap %zu txs, ms (median of 11; baseline 3 at 1M) | %.3f | %.2f | %s "
                 "| %s |\n",
                 n, a.reap, k.reap_ms, b.reap_ms, Ratio(k.reap_ms, b.reap_ms).c_str(), reap_goal);
-    const double floor = EntryFloor(n, a.nonces);
     std::printf("| %zu | memory per tx above its raw bytes, bytes | %.0f | %.0f | | ≤ 200 |\n", n,
                 k.bytes_per_tx, b.bytes_per_tx);
-    std::printf("| %zu | of which the pool's own (above the API's Entry: %.0f) | %.0f | %.0f "
-                "| | |\n",
-                n, floor, k.bytes_per_tx - floor, b.bytes_per_tx - floor);
     std::fflush(stdout);
   }
   return 0;

@@ -23,6 +23,14 @@ constexpr std::int64_t kMaxPriority = std::numeric_limits<std::int64_t>::max();
 
 using Removal = std::pair<Hash, RemoveReason>;
 
+// The model's entry (hides mempool::Entry, which only the pool makes).
+struct Entry {
+  TxInfo tx;
+  std::uint64_t arrival = 0;
+  std::int64_t arrival_height = 0;
+  std::int64_t arrival_time = 0;
+};
+
 struct ModelResult {
   bool ok = false;
   RejectReason reject{};
@@ -513,7 +521,9 @@ Stats Run(const Workload& w) {
       std::vector<Hash> got;
       const VerdictFn v = verdict_fn(salt, limit);
       pool.Reap([&](const EntryPtr& e) {
-        const Verdict verdict = v(e->tx, got.size());
+        TxInfo seen;  // the verdicts depend on the hash only
+        seen.hash = e->tx.hash;
+        const Verdict verdict = v(seen, got.size());
         got.push_back(e->tx.hash);
         return verdict;
       });
@@ -528,7 +538,7 @@ Stats Run(const Workload& w) {
       std::vector<std::pair<std::string, std::uint64_t>> bases;
       for (const EntryPtr& e : block) {
         if (e->tx.unordered) continue;
-        const auto s = std::stoul(e->tx.sender.substr(6));
+        const auto s = std::stoul(std::string(e->tx.sender().substr(6)));
         chain_base[s] = std::max(chain_base[s], e->tx.nonce + 1);
       }
       for (int i = 0; i < w.senders; ++i) {

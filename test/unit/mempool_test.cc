@@ -60,7 +60,7 @@ EntryPtr Add(PriorityMempool& pool, TxInfo tx, std::uint64_t base = 0) {
 std::vector<std::string> ReapAll(const PriorityMempool& pool) {
   std::vector<std::string> out;
   pool.Reap([&](const EntryPtr& e) {
-    out.push_back(e->tx.sender + "/" + (e->tx.unordered ? "u" : "") +
+    out.push_back(std::string(e->tx.sender()) + "/" + (e->tx.unordered ? "u" : "") +
                   std::to_string(e->tx.nonce));
     return Verdict::kTake;
   });
@@ -107,7 +107,7 @@ TEST_CASE("mempool: insert, find, duplicate, too large, nonce too low", "[mempoo
   CHECK(pool.FindOrdered("alice", 6) == nullptr);
   CHECK(pool.FindOrdered("bob", 5) == nullptr);
 
-  TxInfo dup = a0->tx;
+  TxInfo dup = a0->tx.info();
   InsertResult r = pool.Insert(dup, 5, 1, 1000);
   CHECK(!r.ok);
   CHECK(r.reject == RejectReason::kDuplicate);
@@ -254,17 +254,17 @@ TEST_CASE("mempool: eviction takes a sender's highest nonce, never leaving a gap
   // Now the frontier is {a/2 (90), c/0 (60)}: a priority-70 tx can only take c/0.
   r = pool.Insert(Tx("d", 0, 70), 0, 1, 1);
   REQUIRE(r.ok);
-  CHECK(r.evicted[0]->tx.sender == "c");
+  CHECK(r.evicted[0]->tx.sender() == "c");
   r = pool.Insert(Tx("e", 0, 95), 0, 1, 1);  // takes d/0 (70), not a/2 (90)
   REQUIRE(r.ok);
-  CHECK(r.evicted[0]->tx.sender == "d");
+  CHECK(r.evicted[0]->tx.sender() == "d");
   r = pool.Insert(Tx("f", 0, 92), 0, 1, 1);  // frontier {a/2 (90), e/0 (95)}
   REQUIRE(r.ok);
   CHECK(r.evicted[0] == a2);
   // Now a/1 (2) is a's last: a priority-3 tx takes it, and a/0 (1) stays.
   r = pool.Insert(Tx("g", 0, 3), 0, 1, 1);
   REQUIRE(r.ok);
-  CHECK(r.evicted[0]->tx.sender == "a");
+  CHECK(r.evicted[0]->tx.sender() == "a");
   CHECK(r.evicted[0]->tx.nonce == 1);
   CHECK(pool.FindOrdered("a", 0) != nullptr);
   CHECK(pool.stats().parked == 0);
@@ -373,7 +373,7 @@ TEST_CASE("mempool: removing a middle tx parks the later ones", "[mempool]") {
   CHECK(ReapAll(pool) == std::vector<std::string>{"a/0"});
   CHECK(pool.RemovalReasonOf(a1->tx.hash) == RemoveReason::kRecheckFailed);
   // Inserting a/1 again fills the gap.
-  InsertResult r = pool.Insert(a1->tx, 0, 1, 1);
+  InsertResult r = pool.Insert(a1->tx.info(), 0, 1, 1);
   CHECK(Hashes(r.promoted) == Hashes({a2}));
   CHECK(!pool.RemovalReasonOf(a1->tx.hash));  // it is back: forgotten
 }
@@ -400,13 +400,13 @@ TEST_CASE("mempool: kSkip drops the sender's later txs, kStop ends", "[mempool]"
   Add(pool, Tx("b", 1, 8));
   std::vector<std::string> seen;
   pool.Reap([&](const EntryPtr& e) {
-    seen.push_back(e->tx.sender + std::to_string(e->tx.nonce));
-    return e->tx.sender == "a" && e->tx.nonce == 1 ? Verdict::kSkip : Verdict::kTake;
+    seen.push_back(std::string(e->tx.sender()) + std::to_string(e->tx.nonce));
+    return e->tx.sender() == "a" && e->tx.nonce == 1 ? Verdict::kSkip : Verdict::kTake;
   });
   CHECK(seen == std::vector<std::string>{"a0", "a1", "b0", "b1", "a9"});
   seen.clear();
   pool.Reap([&](const EntryPtr& e) {
-    seen.push_back(e->tx.sender + std::to_string(e->tx.nonce));
+    seen.push_back(std::string(e->tx.sender()) + std::to_string(e->tx.nonce));
     return seen.size() == 2 ? Verdict::kStop : Verdict::kTake;
   });
   CHECK(seen == std::vector<std::string>{"a0", "a1"});
@@ -423,7 +423,7 @@ TEST_CASE("mempool: ReapMax skips what does not fit and keeps filling", "[mempoo
   Add(pool, Tx("e", 2, 200, 10, 1));  // parked
   auto names = [](const std::vector<EntryPtr>& v) {
     std::string s;
-    for (const auto& e : v) s += e->tx.sender;
+    for (const auto& e : v) s += e->tx.sender();
     return s;
   };
   CHECK(names(pool.ReapMax(450, 0)) == "bd");
@@ -578,7 +578,7 @@ TEST_CASE("mempool: RemovalReasonOf remembers a bounded number of removals", "[m
   CHECK(pool.RemovalReasonOf(e[1]->tx.hash) == RemoveReason::kIncluded);
   CHECK(pool.RemovalReasonOf(e[2]->tx.hash) == RemoveReason::kEvicted);
   // The same tx removed twice: the latest reason, and its older record does not evict it.
-  REQUIRE(pool.Insert(e[1]->tx, 0, 1, 1).ok);
+  REQUIRE(pool.Insert(e[1]->tx.info(), 0, 1, 1).ok);
   pool.Remove(e[1]->tx.hash, RemoveReason::kRecheckFailed);
   CHECK(pool.RemovalReasonOf(e[1]->tx.hash) == RemoveReason::kRecheckFailed);
   CHECK(pool.RemovalReasonOf(e[2]->tx.hash) == RemoveReason::kEvicted);
@@ -600,7 +600,7 @@ TEST_CASE("mempool: RecheckOrder groups by sender in order of oldest arrival", "
   Add(pool, Unordered("b", 3, 1));
   std::vector<std::string> got;
   for (const auto& e : pool.RecheckOrder()) {
-    got.push_back(e->tx.sender + (e->tx.unordered ? "u" : "") + std::to_string(e->tx.nonce));
+    got.push_back(std::string(e->tx.sender()) + (e->tx.unordered ? "u" : "") + std::to_string(e->tx.nonce));
   }
   CHECK(got == std::vector<std::string>{"b0", "b1", "bu7", "bu3", "a0", "au9"});
 }
@@ -625,7 +625,7 @@ TEST_CASE("mempool: entries outlive their removal", "[mempool]") {
     pool.Remove(kept->tx.hash, RemoveReason::kIncluded);
     Add(pool, Tx("b", 0, 1));  // still in the pool when the pool goes
   }
-  CHECK(kept->tx.bytes.size() == 42);
+  CHECK(kept->tx.bytes().size() == 42);
 }
 
 // One thread inserts (with evictions, replacements and removals) while another reaps over and
@@ -676,13 +676,13 @@ TEST_CASE("mempool: reaping while another thread inserts", "[mempool]") {
     pool.Reap([&](const EntryPtr& e) {
       if (!seen.insert(e->tx.hash).second) ok = false;  // offered twice
       if (!e->tx.unordered) {
-        auto it = last_nonce.find(e->tx.sender);
+        auto it = last_nonce.find(std::string(e->tx.sender()));
         if (it != last_nonce.end() && e->tx.nonce <= it->second) ok = false;
       }
       if (++visited % 50 == 0) std::this_thread::yield();
       const auto v = rng() % 20;
       if (v == 0) return Verdict::kSkip;
-      if (!e->tx.unordered) last_nonce[e->tx.sender] = e->tx.nonce;
+      if (!e->tx.unordered) last_nonce[std::string(e->tx.sender())] = e->tx.nonce;
       return v == 1 && visited > 300 ? Verdict::kStop : Verdict::kTake;
     });
     ++reaps;
@@ -693,7 +693,7 @@ TEST_CASE("mempool: reaping while another thread inserts", "[mempool]") {
   const Stats s = pool.stats();
   CHECK(s.size <= 400);
   std::size_t bytes = 0;
-  for (const auto& e : pool.RecheckOrder()) bytes += e->tx.bytes.size();
+  for (const auto& e : pool.RecheckOrder()) bytes += e->tx.bytes().size();
   CHECK(bytes == s.bytes);
   CHECK(pool.RecheckOrder().size() == s.size);
 }
