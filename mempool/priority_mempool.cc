@@ -215,14 +215,15 @@ struct Sender {
   std::uint64_t id = 0;    // unique over the pool's lifetime (a reap tracks senders by it)
   std::uint64_t base = 0;  // the committed sequence as last told; only moves forward
   std::vector<Node*> ordered;    // by nonce; all >= base
-  std::vector<Node*> unordered;  // by arrival
+  // Its unordered txs by arrival; allocated on the first (most senders have none).
+  std::unique_ptr<std::vector<Node*>> unordered;
   std::uint32_t ready = 0;       // ordered[0..ready) have nonces base, base+1, ...
   std::uint16_t key_len = 0;
   Node* head_linked = nullptr;   // the ordered node this sender has in `heads`
   Node* tail_linked = nullptr;   // the ordered node this sender has in `frontier`
   std::uint64_t mark = 0;        // RecheckOrder's visit stamp
 
-  std::size_t count() const { return ordered.size() + unordered.size(); }
+  std::size_t count() const { return ordered.size() + (unordered ? unordered->size() : 0); }
   std::size_t parked() const { return ordered.size() - ready; }
   // Index of `n` in `ordered` when it is ready, else npos.
   std::size_t ReadyIndex(const Node& n) const {
@@ -462,7 +463,8 @@ struct PriorityMempool::State {
       parked += s.parked();
       Relink(s);
     } else {
-      s.unordered.erase(std::find(s.unordered.begin(), s.unordered.end(), n));
+      s.unordered->erase(std::find(s.unordered->begin(), s.unordered->end(), n));
+      if (s.unordered->empty()) s.unordered.reset();
       heads.erase(heads.iterator_to(*n));
       frontier.Erase(*n);
     }
@@ -835,7 +837,8 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
     st.Relink(s);
     r.parked = s.ReadyIndex(*node) == kNotReady;
   } else {
-    sender->unordered.push_back(node);
+    if (!sender->unordered) sender->unordered = std::make_unique<std::vector<Node*>>();
+    sender->unordered->push_back(node);
     st.heads.insert(*node);
     st.frontier.Push(*node);
   }
@@ -963,7 +966,9 @@ std::vector<EntryPtr> PriorityMempool::RecheckOrder() const {
     if (s.mark == mark) continue;
     s.mark = mark;
     for (const Node* o : s.ordered) out.push_back(Share(o));
-    for (const Node* u : s.unordered) out.push_back(Share(u));
+    if (s.unordered) {
+      for (const Node* u : *s.unordered) out.push_back(Share(u));
+    }
   }
   return out;
 }
