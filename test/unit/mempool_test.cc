@@ -600,7 +600,8 @@ TEST_CASE("mempool: RecheckOrder groups by sender in order of oldest arrival", "
   Add(pool, Unordered("b", 3, 1));
   std::vector<std::string> got;
   for (const auto& e : pool.RecheckOrder()) {
-    got.push_back(std::string(e->tx.sender()) + (e->tx.unordered ? "u" : "") + std::to_string(e->tx.nonce));
+    got.push_back(std::string(e->tx.sender()) + (e->tx.unordered ? "u" : "") +
+                  std::to_string(e->tx.nonce));
   }
   CHECK(got == std::vector<std::string>{"b0", "b1", "bu7", "bu3", "a0", "au9"});
 }
