@@ -231,8 +231,12 @@ struct Sender {
     const std::uint64_t i = n.tx().nonce - ordered.front()->tx().nonce;
     return i < ready && ordered[i] == &n ? static_cast<std::size_t>(i) : kNotReady;
   }
+  // Checks the last one first: appends and evictions (of tails) are the common cases, and each
+  // node looked at is a cache miss in a large pool.
   std::vector<Node*>::const_iterator LowerBound(std::uint64_t nonce) const {
-    return std::lower_bound(ordered.begin(), ordered.end(), nonce,
+    if (ordered.empty() || ordered.back()->tx().nonce < nonce) return ordered.end();
+    if (ordered.back()->tx().nonce == nonce) return ordered.end() - 1;
+    return std::lower_bound(ordered.begin(), ordered.end() - 1, nonce,
                             [](const Node* n, std::uint64_t v) { return n->tx().nonce < v; });
   }
   Node* FindNonce(std::uint64_t nonce) const {
@@ -439,6 +443,14 @@ struct PriorityMempool::State {
       if (tail != nullptr) frontier.Push(*tail);
       s.tail_linked = tail;
     }
+  }
+
+  // After an insert at position `ready`: the prefix before it is unchanged, so the ready prefix
+  // only grows from there. The caller keeps `parked` right.
+  static void ExtendReady(Sender& s) {
+    std::size_t r = s.ready;
+    while (r < s.ordered.size() && s.ordered[r]->tx().nonce - s.base == r) ++r;
+    s.ready = static_cast<std::uint32_t>(r);
   }
 
   // Re-derives the ready prefix from the base. O(s). The caller keeps `parked` right.
@@ -832,7 +844,7 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
     Sender& s = *sender;
     st.parked -= s.parked();
     auto pos = s.ordered.insert(s.LowerBound(node->tx().nonce), node);
-    if (static_cast<std::size_t>(pos - s.ordered.begin()) == s.ready) st.RecomputeReady(s);
+    if (static_cast<std::size_t>(pos - s.ordered.begin()) == s.ready) st.ExtendReady(s);
     st.parked += s.parked();
     st.Relink(s);
     r.parked = s.ReadyIndex(*node) == kNotReady;
