@@ -1023,3 +1023,20 @@ def main(*tests):
     print(f"{len(results) - failed}/{len(results)} passed in {time.monotonic() - t_all:.1f}s",
           flush=True)
     sys.exit(1 if failed else 0)
+
+
+class RunningNode(Node):
+    """A validator some other program started and stops (scripts/localnet.sh): Node's RPC and
+    kairosd CLI helpers (rpc, height, wait_for_height, abci_info, abci_query, block,
+    app_hash_after, send, balance, ...) against its RPC port, with `kairos_home` as the CLI's
+    home (where the keyring is). No temp directory, no processes of its own."""
+
+    def __init__(self, name, rpc_port, kairos_home):  # not Node.__init__: no temp dir, no ports
+        self.name = name
+        self.rpc_port = rpc_port
+        self.kairos_home = kairos_home
+        self.with_cometbft, self.app_mempool = True, False
+        self.cometbft_bin, self.cache_error = COMETBFT, CACHE_ERROR_FLOOD
+        self.kairosd = self.cometbft = None
+        self.procs = []
+        self.keys, self._private_keys, self._chain_id = {}, {}, None

@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# A 4-validator localnet on loopback: each validator is a kairosd beside its own CometBFT v0.38.25.
+#
+#   scripts/localnet.sh start    create the network on the first start, then start the 8 processes
+#   scripts/localnet.sh stop     SIGTERM every process (SIGKILL after 15 s), CometBFT first
+#   scripts/localnet.sh status   each node's height, app hash and peer count
+#   scripts/localnet.sh reset    stop, then delete the localnet directory (a new chain next start)
+#   scripts/localnet.sh logs     tail -F every log
+#
+#   KAIROS_LOCALNET_DIR    the localnet directory (default ~/.kairos-localnet)
+#   KAIROS_LOCALNET_PORT   first port (default 36600); node i uses PORT+10i .. PORT+10i+3:
+#                          p2p, rpc, abci (CometBFT's proxy_app -> that node's kairosd), prometheus
+#                          (off; its address is set). Kept in <dir>/base_port once created.
+#   KAIROSD                kairosd binary (default build/release/app/kairosd, built with
+#                          scripts/build.sh release when missing or too old to have 'keys')
+#   COMETBFT               CometBFT v0.38.25 (default .tools/bin/cometbft, from scripts/setup.sh)
+#   KAIROS_KEYRING_PASSPHRASE  the test keyring's passphrase (default kairos-localnet)
+#
+# Layout of the directory: node<i>/ is CometBFT's home (from `cometbft testnet --v 4`),
+# node<i>/kairos/ kairosd's home, keyring/keyring.json the funded test keys user0..user3 (each
+# 1000000000000stake in genesis; use them with `kairosd --home <dir>/keyring tx send user0 ...
+# --node http://127.0.0.1:<rpc>`), logs/ one log per process, pids/ one pid file per process.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DIR=${KAIROS_LOCALNET_DIR:-$HOME/.kairos-localnet}
+BASE_PORT=${KAIROS_LOCALNET_PORT:-36600}
+if [ -f "$DIR/base_port" ]; then  # the ports the network was created with
+  BASE_PORT=$(cat "$DIR/base_port")
+fi
+KAIROSD=${KAIROSD:-}
+COMETBFT=${COMETBFT:-$ROOT/.tools/bin/cometbft}
+export KAIROS_KEYRING_PASSPHRASE=${KAIROS_KEYRING_PASSPHRASE:-kairos-localnet}
+NODES=4
+ACCOUNTS=4
+COINS=1000000000000stake
+
+die() { echo "localnet: $*" >&2; exit 1; }
+p2p_port() { echo $((BASE_PORT + 10 * $1)); }
+rpc_port() { echo $((BASE_PORT + 10 * $1 + 1)); }
+abci_port() { echo $((BASE_PORT + 10 * $1 + 2)); }
+prom_port() { echo $((BASE_PORT + 10 * $1 + 3)); }
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# The pid in pids/<name>.pid if that process is alive, else nothing.
+live_pid() {
+  local f="$DIR/pids/$1.pid" pid
+  [ -f "$f" ] || return 0
+  pid=$(cat "$f")
+  if [ -n "$pid" ] && alive "$pid"; then echo "$pid"; fi
+}
+
+# A process that exited but is not reaped yet (a zombie: the reaper of orphans may take seconds)
+# counts as gone.
+alive() {
+  local state
+  state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ -n "$state" ] && [ "$state" != Z ]
+}
+
+running() {
+  local i
+  for i in $(seq 0 $((NODES - 1))); do
+    if [ -n "$(live_pid "cometbft$i")" ] || [ -n "$(live_pid "kairosd$i")" ]; then return 0; fi
+  done
+  return 1
+}
+
+find_binaries() {
+  if [ -z "$KAIROSD" ]; then
+    KAIROSD="$ROOT/build/release/app/kairosd"
+    if [ ! -x "$KAIROSD" ] || ! "$KAIROSD" keys --help >/dev/null 2>&1; then
+      echo "localnet: $KAIROSD missing or older than the localnet, building it (scripts/build.sh release)"
+      bash "$ROOT/scripts/build.sh" release
+    fi
+  fi
+  [ -x "$KAIROSD" ] || die "kairosd not found at $KAIROSD (set KAIROSD or run scripts/build.sh release)"
+  "$KAIROSD" keys --help >/dev/null 2>&1 ||
+    die "$KAIROSD has no 'keys' command: it is older than the localnet, rebuild it (scripts/build.sh release)"
+  [ -x "$COMETBFT" ] || die "cometbft not found at $COMETBFT (run scripts/setup.sh or set COMETBFT)"
+  "$COMETBFT" version 2>/dev/null | grep -q '^0\.38\.' ||
+    die "$COMETBFT is not CometBFT v0.38 ($("$COMETBFT" version 2>&1 | head -n 1))"
+}
+
+# Writes the network on the first start: CometBFT homes, kairosd homes, keyring, shared genesis.
+create() {
+  local i peers="" id
+  tmp="$DIR.tmp.$$"  # global: the EXIT trap below needs it
+  echo "localnet: creating a 4-validator network in $DIR"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  trap 'rm -rf "$tmp"' EXIT  # a half-made network is never left behind
+  "$COMETBFT" testnet --v "$NODES" --o "$tmp" --populate-persistent-peers=false >/dev/null
+  for i in $(seq 0 $((NODES - 1))); do
+    id=$("$COMETBFT" show-node-id --home "$tmp/node$i")
+    peers+="${peers:+,}$id@127.0.0.1:$(p2p_port "$i")"
+  done
+  for i in $(seq 0 $((NODES - 1))); do
+    local others
+    others=$(echo "$peers" | tr ',' '\n' | grep -v "@127.0.0.1:$(p2p_port "$i")$" | paste -sd, -)
+    python3 "$ROOT/scripts/cometbft_config.py" "$tmp/node$i/config/config.toml" \
+      moniker="kairos-localnet-$i" \
+      proxy_app="tcp://127.0.0.1:$(abci_port "$i")" \
+      rpc.laddr="tcp://127.0.0.1:$(rpc_port "$i")" \
+      rpc.pprof_laddr="" \
+      p2p.laddr="tcp://127.0.0.1:$(p2p_port "$i")" \
+      p2p.external_address="" \
+      p2p.persistent_peers="$others" \
+      p2p.addr_book_strict=false \
+      p2p.allow_duplicate_ip=true \
+      instrumentation.prometheus=false \
+      instrumentation.prometheus_listen_addr=":$(prom_port "$i")" \
+      consensus.timeout_propose=1s \
+      consensus.timeout_propose_delta=200ms \
+      consensus.timeout_prevote=300ms \
+      consensus.timeout_prevote_delta=200ms \
+      consensus.timeout_precommit=300ms \
+      consensus.timeout_precommit_delta=200ms \
+      consensus.timeout_commit=300ms
+    "$KAIROSD" --home "$tmp/node$i/kairos" init >/dev/null
+  done
+  # The funded test accounts: keys in one keyring, coins in node0's genesis, copied to the others.
+  "$KAIROSD" --home "$tmp/keyring" init >/dev/null
+  for i in $(seq 0 $((ACCOUNTS - 1))); do
+    local addr
+    addr=$("$KAIROSD" --home "$tmp/keyring" keys add "user$i" --output json |
+      python3 -c 'import json, sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])["address"])')
+    "$KAIROSD" --home "$tmp/keyring" genesis add-account "$addr" "$COINS" \
+      --genesis "$tmp/node0/config/genesis.json" >/dev/null
+    echo "localnet: user$i $addr has $COINS"
+  done
+  for i in $(seq 1 $((NODES - 1))); do
+    cp "$tmp/node0/config/genesis.json" "$tmp/node$i/config/genesis.json"
+  done
+  mkdir -p "$tmp/logs" "$tmp/pids"
+  echo "$BASE_PORT" >"$tmp/base_port"
+  rm -rf "$DIR"
+  mv "$tmp" "$DIR"
+  trap - EXIT
+}
+
+start() {
+  find_binaries
+  if [ -d "$DIR" ] && running; then
+    die "already running in $DIR (scripts/localnet.sh status; stop it first)"
+  fi
+  local i p
+  for i in $(seq 0 $((NODES - 1))); do
+    for p in $(p2p_port "$i") $(rpc_port "$i") $(abci_port "$i"); do
+      port_busy "$p" && die "port $p on 127.0.0.1 is in use (another base: reset, then KAIROS_LOCALNET_PORT=... start)"
+    done
+  done
+  [ -f "$DIR/node0/config/genesis.json" ] || create
+  for i in $(seq 0 $((NODES - 1))); do
+    local log="$DIR/logs/kairosd$i.log" pid offset
+    offset=$(($(stat -c %s "$log" 2>/dev/null || echo 0) + 1))  # logs append across starts
+    setsid "$KAIROSD" --home "$DIR/node$i/kairos" start \
+      --abci-address "tcp://127.0.0.1:$(abci_port "$i")" </dev/null >>"$log" 2>&1 &
+    pid=$!
+    echo "$pid" >"$DIR/pids/kairosd$i.pid"
+    local listening up=""
+    listening="ABCI server listening on tcp://127.0.0.1:$(abci_port "$i")"
+    for _ in $(seq 300); do  # wait until kairosd listens (its log says so)
+      if tail -c "+$offset" "$log" 2>/dev/null | grep -qF "$listening"; then up=1; break; fi
+      alive "$pid" || { tail -n 20 "$log" >&2; stop; die "kairosd$i exited at start (log $log)"; }
+      sleep 0.1
+    done
+    [ -n "$up" ] || { tail -n 20 "$log" >&2; stop; die "kairosd$i: no '$listening' within 30 s (log $log)"; }
+  done
+  for i in $(seq 0 $((NODES - 1))); do
+    setsid "$COMETBFT" start --home "$DIR/node$i" </dev/null >>"$DIR/logs/cometbft$i.log" 2>&1 &
+    echo "$!" >"$DIR/pids/cometbft$i.pid"
+  done
+  sleep 1
+  for i in $(seq 0 $((NODES - 1))); do
+    [ -n "$(live_pid "cometbft$i")" ] ||
+      { tail -n 20 "$DIR/logs/cometbft$i.log" >&2; stop; die "cometbft$i exited at start"; }
+  done
+  echo "localnet: started 4 validators in $DIR"
+  for i in $(seq 0 $((NODES - 1))); do
+    echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  abci $(abci_port "$i")"
+  done
+}
+
+# SIGTERM to every process named <prefix><i> at once, up to 15 s for them to exit, then SIGKILL.
+stop_all() {
+  local prefix=$1 i pid names=() pids=()
+  for i in $(seq 0 $((NODES - 1))); do
+    pid=$(live_pid "$prefix$i")
+    if [ -n "$pid" ]; then
+      kill -TERM "$pid" 2>/dev/null || true
+      names+=("$prefix$i"); pids+=("$pid")
+    fi
+    rm -f "$DIR/pids/$prefix$i.pid"
+  done
+  for _ in $(seq 150); do
+    local left=0
+    for pid in "${pids[@]}"; do if alive "$pid"; then left=1; fi; done
+    [ "$left" = 0 ] && break
+    sleep 0.1
+  done
+  for i in "${!pids[@]}"; do
+    if alive "${pids[$i]}"; then
+      echo "localnet: ${names[$i]} (pid ${pids[$i]}) ignored SIGTERM for 15 s, SIGKILL" >&2
+      kill -KILL "${pids[$i]}" 2>/dev/null || true
+    fi
+    echo "localnet: stopped ${names[$i]} (pid ${pids[$i]})"
+  done
+}
+
+# CometBFT first, so that kairosd gets no more requests.
+stop() {
+  [ -d "$DIR/pids" ] || { echo "localnet: nothing in $DIR"; return 0; }
+  stop_all cometbft
+  stop_all kairosd
+}
+
+status() {
+  [ -d "$DIR" ] || die "no localnet in $DIR"
+  local i
+  printf '%-6s %-8s %-8s %8s  %-64s %5s\n' node "cometbft" "kairosd" height app_hash peers
+  for i in $(seq 0 $((NODES - 1))); do
+    local c k
+    c=$(live_pid "cometbft$i"); k=$(live_pid "kairosd$i")
+    printf '%-6s %-8s %-8s ' "node$i" "${c:-down}" "${k:-down}"
+    python3 - "$(rpc_port "$i")" <<'EOF'
+import json, sys, urllib.request
+port = sys.argv[1]
+def get(path):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}", timeout=3) as r:
+        return json.load(r)["result"]
+try:
+    st, net = get("status"), get("net_info")
+    info = st["sync_info"]
+    print(f'{info["latest_block_height"]:>8}  {info["latest_app_hash"] or "-":<64} {net["n_peers"]:>5}')
+except Exception as e:
+    print(f'{"-":>8}  {"(rpc: " + str(e)[:56] + ")":<64} {"-":>5}')
+EOF
+  done
+}
+
+cmd=${1:-}
+case "$cmd" in
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  reset)
+    stop
+    rm -rf "$DIR"
+    echo "localnet: deleted $DIR"
+    ;;
+  logs)
+    [ -d "$DIR/logs" ] || die "no logs in $DIR"
+    exec tail -n 20 -F "$DIR"/logs/*.log
+    ;;
+  *) echo "usage: $0 start|stop|status|reset|logs" >&2; exit 2 ;;
+esac
