@@ -220,9 +220,9 @@ Status ValidateConfig(const Config& c) {
     return d.status();
   }
   if (c.mempool_max_tx_bytes > c.mempool_max_bytes) {
-    return Status::InvalidArgument("mempool.max_tx_bytes (" + std::to_string(c.mempool_max_tx_bytes) +
-                                   ") must not exceed mempool.max_bytes (" +
-                                   std::to_string(c.mempool_max_bytes) + ")");
+    return Status::InvalidArgument(
+        "mempool.max_tx_bytes (" + std::to_string(c.mempool_max_tx_bytes) +
+        ") must not exceed mempool.max_bytes (" + std::to_string(c.mempool_max_bytes) + ")");
   }
   abci::ListenAddress address;
   std::string error;

@@ -14,7 +14,7 @@
 
 namespace kairos::app {
 
-std::int64_t ProtoSizeOfTx(const std::string& tx) {
+std::int64_t ProtoSizeOfTx(std::string_view tx) {
   std::int64_t len_bytes = 1;
   for (std::uint64_t n = tx.size(); n >= 0x80; n >>= 7) ++len_bytes;
   return 1 + len_bytes + static_cast<std::int64_t>(tx.size());
@@ -337,7 +337,9 @@ void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits
   // txs that never went through this node's pool costs no account reads here).
   std::unordered_set<std::string> pooled;
   if (pool_.stats().size > 0) {
-    for (const mempool::EntryPtr& e : pool_.RecheckOrder()) pooled.insert(std::string(e->tx.sender()));
+    for (const mempool::EntryPtr& e : pool_.RecheckOrder()) {
+      pooled.insert(std::string(e->tx.sender()));
+    }
   }
   std::vector<std::pair<std::string, std::uint64_t>> bases;
   std::unordered_set<std::string> seen;
@@ -514,7 +516,7 @@ std::vector<std::string> TxPool::FillProposal(store::Branch& scratch,
   int misfits_in_a_row = 0;
   std::size_t failed = 0;
   pool_.Reap([&](const mempool::EntryPtr& e) {
-    const std::int64_t size = ProtoSizeOfTx(std::string(e->tx.bytes()));
+    const std::int64_t size = ProtoSizeOfTx(e->tx.bytes());
     const auto tx_gas = static_cast<std::int64_t>(
         std::min<std::uint64_t>(e->tx.gas_wanted, std::numeric_limits<std::int64_t>::max()));
     if (bytes + size > max_tx_bytes || (max_gas >= 0 && gas > max_gas - tx_gas)) {
@@ -549,7 +551,9 @@ std::vector<std::string> TxPool::FillProposal(store::Branch& scratch,
 
 std::vector<std::string> TxPool::Reap(std::uint64_t max_bytes, std::uint64_t max_gas) const {
   std::vector<std::string> out;
-  for (const mempool::EntryPtr& e : pool_.ReapMax(max_bytes, max_gas)) out.push_back(std::string(e->tx.bytes()));
+  for (const mempool::EntryPtr& e : pool_.ReapMax(max_bytes, max_gas)) {
+    out.emplace_back(e->tx.bytes());
+  }
   return out;
 }
 

@@ -57,7 +57,7 @@ inline constexpr std::uint32_t kCodeRetryLater = 32000;
 
 // Size of `tx` as an element of a repeated bytes field: what CometBFT counts against
 // max_tx_bytes (types.ComputeProtoSizeForTxs).
-std::int64_t ProtoSizeOfTx(const std::string& tx);
+std::int64_t ProtoSizeOfTx(std::string_view tx);
 
 // The store cannot be read or written: the node is broken. Answering on from a store that
 // fails would be worse than stopping, so this stops the process loudly (exit code 74), as

@@ -432,7 +432,9 @@ void MerkleStore::CacheStateRecord(std::string_view key,
     value_lru_.splice(value_lru_.end(), value_lru_, it->second.lru);
   } else {
     value_lru_.emplace_back(key);
-    it = values_.emplace(std::string(key), CachedRecord{std::move(record), std::prev(value_lru_.end())})
+    it = values_
+             .emplace(std::string(key),
+                      CachedRecord{std::move(record), std::prev(value_lru_.end())})
              .first;
   }
   value_cache_used_ += CachedSize(key, it->second.record);

@@ -264,3 +264,28 @@ TEST_CASE("tx.min_gas_prices is parsed, and a bad one names the key and the entr
   CHECK_THAT(ErrorOf("[tx]\nmin_gas_prices = \"1.2.3stake\"\n"),
              Catch::Contains("invalid gas price \"1.2.3stake\": bad amount"));
 }
+
+TEST_CASE("[mempool] keys are parsed, and bad ones name the key", "[config]") {
+  const auto c = MustParse(
+      "[mempool]\nmax_txs = 7\nmax_bytes = 4096\nmax_tx_bytes = 1024\nmax_txs_per_sender = 2\n"
+      "replace_bump_percent = 25\nttl_blocks = 3\nttl_duration = \"90s\"\n"
+      "recheck_budget = \"50ms\"\n");
+  CHECK(c.mempool_max_txs == 7);
+  CHECK(c.mempool_max_bytes == 4096);
+  CHECK(c.mempool_max_tx_bytes == 1024);
+  CHECK(c.mempool_max_txs_per_sender == 2);
+  CHECK(c.mempool_replace_bump_percent == 25);
+  CHECK(c.mempool_ttl_blocks == 3);
+  CHECK(*kairos::app::ParseConfigDuration(c.mempool_ttl_duration, "k") == 90'000'000'000);
+  CHECK(*kairos::app::ParseConfigDuration(c.mempool_recheck_budget, "k") == 50'000'000);
+  CHECK(*kairos::app::ParseConfigDuration("0s", "k") == 0);
+  CHECK_THAT(ErrorOf("[mempool]\nmax_txs = 0\n"), Catch::Contains("mempool.max_txs"));
+  CHECK_THAT(ErrorOf("[mempool]\nttl_duration = \"soon\"\n"),
+             Catch::Contains("mempool.ttl_duration"));
+  CHECK_THAT(ErrorOf("[mempool]\nrecheck_budget = \"-5s\"\n"),
+             Catch::Contains("mempool.recheck_budget"));
+  CHECK_THAT(ErrorOf("[mempool]\nmax_bytes = 2048\nmax_tx_bytes = 4096\n"),
+             Catch::Contains("mempool.max_tx_bytes (4096) must not exceed mempool.max_bytes (2048)"));
+  CHECK_THAT(ErrorOf("[mempool]\nsize = 5\n"), Catch::Contains("size"));
+  CHECK_THAT(ErrorOf("[store]\nvalue_cache_bytes = -1\n"), Catch::Contains("value_cache_bytes"));
+}
