@@ -56,7 +56,8 @@ class Decorator {
 };
 
 // Signatures already verified (by CheckTx, or by the parallel pre-check of a block), keyed by
-// SHA-256(key type || pubkey || sign bytes || signature). A hit skips the verification; a
+// SHA-256(key type || pubkey || sign bytes || signature), with SHA-256(sign bytes) in place of
+// the sign bytes for secp256k1 (what it signs). A hit skips the verification; a
 // verification result is a pure function of the key, so using the cache cannot change an outcome.
 // Bounded: cleared when full. Thread-safe.
 class SignatureCache {

@@ -41,19 +41,28 @@ MdCtx NewMdCtx() {
 }
 
 bool VerifySecp256k1(std::string_view pubkey, std::string_view msg, std::string_view signature) {
+  return VerifySecp256k1Digest(pubkey, Sha256(msg), signature);
+}
+
+}  // namespace
+
+bool VerifySecp256k1Digest(std::string_view pubkey, std::string_view digest,
+                           std::string_view signature) {
   // Only the 33-byte compressed form: secp256k1_ec_pubkey_parse would also take 65 bytes.
-  if (pubkey.size() != kSecp256k1PubKeyBytes) return false;
+  if (pubkey.size() != kSecp256k1PubKeyBytes || digest.size() != 32) return false;
+  if (signature.size() != kSignatureBytes) return false;
   const secp256k1_context* ctx = Secp256k1Context();
   secp256k1_pubkey pk;
   if (secp256k1_ec_pubkey_parse(ctx, &pk, Uchars(pubkey), pubkey.size()) != 1) return false;
   secp256k1_ecdsa_signature sig;
   // Fails for r or s >= the group order.
   if (secp256k1_ecdsa_signature_parse_compact(ctx, &sig, Uchars(signature)) != 1) return false;
-  const std::string digest = Sha256(msg);
   // secp256k1_ecdsa_verify accepts only lower-S signatures: a high-S one is false, which
   // is what the Cosmos SDK requires (no signature malleability).
   return secp256k1_ecdsa_verify(ctx, &sig, Uchars(digest), &pk) == 1;
 }
+
+namespace {
 
 bool VerifyEd25519(std::string_view pubkey, std::string_view msg, std::string_view signature) {
   if (pubkey.size() != kEd25519PubKeyBytes) return false;

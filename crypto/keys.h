@@ -35,6 +35,10 @@ std::string AddressOf(KeyType type, std::string_view pubkey);
 // is a 65-byte uncompressed secp256k1 key, r or s >= the group order, and an ed25519 S >= L.
 bool VerifySignature(KeyType type, std::string_view pubkey, std::string_view msg,
                      std::string_view signature);
+// The secp256k1 case of VerifySignature given SHA-256(msg) (32 bytes) instead of msg, for a
+// caller that needs the digest anyway.
+bool VerifySecp256k1Digest(std::string_view pubkey, std::string_view digest,
+                           std::string_view signature);
 
 // A compressed secp256k1 public key from a 32-byte private key; nullopt if the key is not a
 // valid scalar.

@@ -2,8 +2,12 @@
 // code with its log text through CheckTx / FinalizeBlock of a real chain.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+#include <vector>
+
 #include "ante/decorators.h"
 #include "ante/gas.h"
+#include "ante/sign_doc.h"
 #include "app/auth.h"
 #include "app/bank.h"
 #include "cosmos/tx/v1beta1/tx.pb.h"
@@ -457,3 +461,22 @@ TEST_CASE("ordered txs: the sequence moves by one per tx; a failed message keeps
 }
 
 }  // namespace kairos::test
+
+TEST_CASE("SignDocBytes equals the generated SignDoc's serialization", "[ante]") {
+  const std::string long_body(300, 'b');
+  for (const auto& [body, auth, chain, number] :
+       std::vector<std::tuple<std::string, std::string, std::string, std::uint64_t>>{
+           {"", "", "", 0},
+           {"\x0a\x01x", "\x12\x02yz", "kairos-test", 0},
+           {long_body, "auth", "c", 1},
+           {"b", "", "chain", 127},
+           {"b", "a", "", 128},
+           {"b", "a", "x", ~0ull}}) {
+    cosmos::tx::v1beta1::SignDoc doc;
+    doc.set_body_bytes(body);
+    doc.set_auth_info_bytes(auth);
+    doc.set_chain_id(chain);
+    doc.set_account_number(number);
+    CHECK(kairos::ante::SignDocBytes(body, auth, chain, number) == doc.SerializeAsString());
+  }
+}
