@@ -1,7 +1,6 @@
 #include "ante/decorators.h"
 
 #include <algorithm>
-#include <array>
 #include <limits>
 
 #include "ante/sign_doc.h"
@@ -14,24 +13,7 @@ namespace kairos::ante {
 
 namespace {
 
-// Events name the same one or two addresses (fee payer, signer) several times per tx; a tiny
-// per-thread memo of the last encodings saves most bech32 work. A pure function's cache:
-// results do not depend on it.
-std::string Bech32(std::string_view address) {
-  struct Memo {
-    std::string address, text;
-  };
-  thread_local std::array<Memo, 2> memo;
-  thread_local std::size_t next = 0;
-  for (const Memo& m : memo) {
-    if (!m.text.empty() && m.address == address) return m.text;
-  }
-  Memo& slot = memo[next];
-  next = (next + 1) % memo.size();
-  slot.address.assign(address);
-  slot.text = crypto::EncodeAccountAddress(address);
-  return slot.text;
-}
+std::string Bech32(std::string_view address) { return crypto::EncodeAccountAddress(address); }
 
 
 

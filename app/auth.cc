@@ -4,6 +4,7 @@
 
 #include "abci/varint.h"
 #include "ante/errors.h"
+#include "ante/wire.h"
 #include "app/big_endian.h"
 #include "app/tx_codec.h"
 #include "crypto/bech32.h"
@@ -87,16 +88,7 @@ Status AuthKeeper::SaveParams(store::KvStore& kv) const {
 // value = 2, itself a PubKey{key = 1}), account_number = 3, sequence = 4; defaults omitted.
 namespace {
 
-void AppendTag(int field, int wire_type, std::string* out) {
-  abci::AppendUvarint(static_cast<std::uint64_t>(field) << 3 | static_cast<std::uint64_t>(wire_type),
-                      out);
-}
-
-void AppendBytesField(int field, std::string_view bytes, std::string* out) {
-  AppendTag(field, 2, out);
-  abci::AppendUvarint(bytes.size(), out);
-  out->append(bytes);
-}
+using ante::wire::AppendBytesField;
 
 // One field of a message being read: its number, wire type, and value (the varint, or the
 // bytes of a length-delimited field).
@@ -173,14 +165,8 @@ std::string AuthKeeper::EncodeAccount(const ante::Account& a) {
     if (!key_msg.empty()) AppendBytesField(2, key_msg, &any);
     AppendBytesField(2, any, &out);
   }
-  if (a.account_number != 0) {
-    AppendTag(3, 0, &out);
-    abci::AppendUvarint(a.account_number, &out);
-  }
-  if (a.sequence != 0) {
-    AppendTag(4, 0, &out);
-    abci::AppendUvarint(a.sequence, &out);
-  }
+  if (a.account_number != 0) ante::wire::AppendVarintField(3, a.account_number, &out);
+  if (a.sequence != 0) ante::wire::AppendVarintField(4, a.sequence, &out);
   return out;
 }
 

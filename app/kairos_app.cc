@@ -134,10 +134,6 @@ std::string KairosApp::last_app_hash() const {
   return store_->version() == 0 ? std::string() : store::ToBytes(store_->root_hash());
 }
 
-void KairosApp::CheckStore(const ante::TxStatus& s, const char* where) {
-  if (s.store_failure()) StopOnBrokenStore(where, Status::IOError(s.log()));
-}
-
 ante::BlockInfo KairosApp::CheckBlockInfo() const {
   ante::BlockInfo b;
   b.chain_id = chain_id_;

@@ -128,8 +128,6 @@ class KairosApp final : public abci::Application {
       std::int64_t time_unix_nanos) const;
   // Verifies the signatures of decoded txs in parallel into the signature cache.
   void PreVerifySignatures(const std::vector<const ante::Tx*>& txs) const;
-  // Stops the node if a tx outcome says the store broke.
-  static void CheckStore(const ante::TxStatus& s, const char* where);
 
   pb::ResponseQuery QueryStore(const std::string& key, std::int64_t height, bool prove) const;
   pb::ResponseQuery QueryModule(const std::string& path, const pb::RequestQuery& req) const;

@@ -1,8 +1,8 @@
 #include "app/tx_pool.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
+#include <optional>
 #include <unordered_set>
 #include <utility>
 
@@ -18,12 +18,6 @@ std::int64_t ProtoSizeOfTx(std::string_view tx) {
   std::int64_t len_bytes = 1;
   for (std::uint64_t n = tx.size(); n >= 0x80; n >>= 7) ++len_bytes;
   return 1 + len_bytes + static_cast<std::int64_t>(tx.size());
-}
-
-[[noreturn]] void StopOnBrokenStore(const std::string& what, const Status& s) {
-  Log()->critical("{} failed: {}. The store is broken; stopping.", what, s.ToString());
-  spdlog::shutdown();
-  std::_Exit(74);  // EX_IOERR
 }
 
 namespace {
@@ -43,10 +37,6 @@ std::int64_t WallNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-void CheckStore(const ante::TxStatus& s, const char* where) {
-  if (s.store_failure()) StopOnBrokenStore(where, Status::IOError(s.log()));
 }
 
 void CheckStore(const Status& s, const char* where) {
@@ -142,17 +132,17 @@ void ReturnFee(const BankKeeper& bank, store::KvStore& kv, const std::string& pa
   }
 }
 
-// Sets each signer's account sequence in `kv`; returns the previous values.
-std::vector<std::pair<std::string, std::uint64_t>> SetSequences(
-    const AuthKeeper& auth, store::KvStore& kv, const std::vector<std::string>& signers,
-    const std::vector<std::uint64_t>& sequences) {
-  std::vector<std::pair<std::string, std::uint64_t>> previous;
-  for (std::size_t i = 0; i < signers.size() && i < sequences.size(); ++i) {
-    auto acc = auth.ReadAccount(kv, signers[i]);
+using Sequences = std::vector<std::pair<std::string, std::uint64_t>>;  // (address, sequence)
+
+// Sets each listed account's sequence in `kv`; returns the previous values.
+Sequences SetSequences(const AuthKeeper& auth, store::KvStore& kv, const Sequences& wanted) {
+  Sequences previous;
+  for (const auto& [address, sequence] : wanted) {
+    auto acc = auth.ReadAccount(kv, address);
     if (!acc.ok()) StopOnBrokenStore("setting a sequence", acc.status());
     if (!*acc) continue;  // the ante reports the missing account
-    previous.emplace_back(signers[i], (*acc)->sequence);
-    (*acc)->sequence = sequences[i];
+    previous.emplace_back(address, (*acc)->sequence);
+    (*acc)->sequence = sequence;
     CheckStore(auth.SetAccount(kv, **acc), "setting a sequence");
   }
   return previous;
@@ -163,20 +153,14 @@ std::vector<std::pair<std::string, std::uint64_t>> SetSequences(
 TxOutcome TxPool::RunDetached(const ante::Tx& tx, const ante::BlockInfo& block,
                               const Effects* refund, store::Branch& child) const {
   if (refund != nullptr) ReturnFee(bank_, child, refund->payer, refund->fee);
-  std::vector<std::uint64_t> sequences;
-  for (const auto& info : tx.signer_infos) sequences.push_back(info.sequence);
-  const auto previous = SetSequences(auth_, child, tx.signers, sequences);
+  Sequences wanted;
+  for (std::size_t i = 0; i < tx.signers.size() && i < tx.signer_infos.size(); ++i) {
+    wanted.emplace_back(tx.signers[i], tx.signer_infos[i].sequence);
+  }
+  const Sequences previous = SetSequences(auth_, child, wanted);
   TxOutcome out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices);
   CheckStore(out.status, "CheckTx");
-  if (out.status.ok()) {
-    std::vector<std::string> who;
-    std::vector<std::uint64_t> back;
-    for (const auto& [address, sequence] : previous) {
-      who.push_back(address);
-      back.push_back(sequence);
-    }
-    SetSequences(auth_, child, who, back);
-  }
+  if (out.status.ok()) SetSequences(auth_, child, previous);
   return out;
 }
 
@@ -209,6 +193,31 @@ void TxPool::RecordFailure(const std::string& hash, std::uint32_t code, std::str
   }
 }
 
+namespace {
+
+// What Recheck answers for a tx the pool removed for `reason`; nullopt for a failed recheck,
+// which records the ante's own answer, and for removals CometBFT never asks about.
+std::optional<std::pair<std::uint32_t, std::string>> RemovalAnswer(mempool::RemoveReason reason) {
+  switch (reason) {
+    case mempool::RemoveReason::kEvicted:
+      return std::pair{kCodeMempoolFull,
+                       "evicted from the mempool by a tx with a higher priority (mempool full)"};
+    case mempool::RemoveReason::kReplaced:
+      return std::pair{kCodeTxInMempool,
+                       "replaced in the mempool by a tx with the same sender and sequence and a "
+                       "higher fee"};
+    case mempool::RemoveReason::kExpiredBlocks:
+    case mempool::RemoveReason::kExpiredTime:
+      return std::pair{kCodeMempoolFull,
+                       std::string("expired from the mempool (") + mempool::Name(reason) +
+                           "; see mempool.ttl_blocks and mempool.ttl_duration)"};
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
 void TxPool::Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason) {
   const std::string hash = HashString(entry);
   if (!entry->tx.unordered) {
@@ -220,24 +229,8 @@ void TxPool::Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason
     }
   }
   Unapply(hash);
-  switch (reason) {
-    case mempool::RemoveReason::kEvicted:
-      RecordFailure(hash, kCodeMempoolFull,
-                    "evicted from the mempool by a tx with a higher priority (mempool full)");
-      break;
-    case mempool::RemoveReason::kReplaced:
-      RecordFailure(hash, kCodeTxInMempool,
-                    "replaced in the mempool by a tx with the same sender and sequence and a "
-                    "higher fee");
-      break;
-    case mempool::RemoveReason::kExpiredBlocks:
-    case mempool::RemoveReason::kExpiredTime:
-      RecordFailure(hash, kCodeMempoolFull,
-                    std::string("expired from the mempool (") + mempool::Name(reason) +
-                        "; see mempool.ttl_blocks and mempool.ttl_duration)");
-      break;
-    default:
-      break;  // recheck failures record the ante's own answer
+  if (auto answer = RemovalAnswer(reason)) {
+    RecordFailure(hash, answer->first, std::move(answer->second));
   }
 }
 
@@ -333,18 +326,17 @@ void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits
   std::vector<mempool::Hash> hashes;
   hashes.reserve(included.size());
   for (const std::string& h : included) hashes.push_back(ToHash(h));
-  // Base sequences only for the block's senders that still have txs in the pool (a block of
-  // txs that never went through this node's pool costs no account reads here).
-  std::unordered_set<std::string> pooled;
-  if (pool_.stats().size > 0) {
-    for (const mempool::EntryPtr& e : pool_.RecheckOrder()) {
-      pooled.insert(std::string(e->tx.sender()));
-    }
-  }
-  std::vector<std::pair<std::string, std::uint64_t>> bases;
+  // The recheck queue is built before the update: the txs the update removes are skipped when
+  // their sender's turn comes. Its senders are also the ones that get base sequences (a block
+  // of txs that never went through this node's pool costs no account reads here).
+  QueueRecheck();
+  const std::size_t queued = recheck_order_.size();
+  Sequences bases;
   std::unordered_set<std::string> seen;
   for (const std::string& s : senders) {
-    if (pooled.count(s) && seen.insert(s).second) bases.emplace_back(s, CommittedSequence(s));
+    if (recheck_by_sender_.count(s) && seen.insert(s).second) {
+      bases.emplace_back(s, CommittedSequence(s));
+    }
   }
   std::size_t dropped = 0;
   for (const auto& [entry, reason] : pool_.Update(height, WallNanos(), hashes, bases)) {
@@ -352,8 +344,6 @@ void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits
     ++dropped;
     Forget(entry, reason);  // nothing to take out of the new check state; this records why
   }
-  QueueRecheck();
-  const std::size_t queued = recheck_order_.size();
   DrainRecheck(started + std::chrono::nanoseconds(options_.recheck_budget_nanos), next_block);
   const mempool::Stats s = pool_.stats();
   Log()->debug("mempool after block {}: {} tx(s) ({} parked, {} sender(s)), {} dropped by TTL or "
@@ -457,10 +447,10 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   }
   // The new tx's effects go in first; evicted txs' come out after (the adjustments commute).
   if (r.replaced) {
-    applied_.erase(HashString(r.replaced));  // its fee was returned on `child`
-    RecordFailure(HashString(r.replaced), kCodeTxInMempool,
-                  "replaced in the mempool by a tx with the same sender and sequence and a "
-                  "higher fee");
+    // Not Forget: its fee was returned on `child`, and the sender's later txs stay.
+    applied_.erase(HashString(r.replaced));
+    auto answer = RemovalAnswer(mempool::RemoveReason::kReplaced);
+    RecordFailure(HashString(r.replaced), answer->first, std::move(answer->second));
   }
   if (!r.parked) {
     if (kind == Kind::kParked) {

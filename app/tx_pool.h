@@ -42,6 +42,7 @@
 #include "ante/errors.h"
 #include "app/auth.h"
 #include "app/bank.h"
+#include "app/store_failure.h"
 #include "app/tx_runner.h"
 #include "mempool/priority_mempool.h"
 #include "store/branch.h"
@@ -58,11 +59,6 @@ inline constexpr std::uint32_t kCodeRetryLater = 32000;
 // Size of `tx` as an element of a repeated bytes field: what CometBFT counts against
 // max_tx_bytes (types.ComputeProtoSizeForTxs).
 std::int64_t ProtoSizeOfTx(std::string_view tx);
-
-// The store cannot be read or written: the node is broken. Answering on from a store that
-// fails would be worse than stopping, so this stops the process loudly (exit code 74), as
-// CometBFT expects of a broken app.
-[[noreturn]] void StopOnBrokenStore(const std::string& what, const Status& s);
 
 struct TxPoolOptions {
   mempool::Config pool;
