@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A 4-validator localnet on loopback: each validator is a kairosd beside its own CometBFT v0.38.25.
 #
+#   scripts/localnet.sh init     create the network (homes, keys, genesis) without starting it
 #   scripts/localnet.sh start    create the network on the first start, then start the 8 processes
 #   scripts/localnet.sh stop     SIGTERM every process (SIGKILL after 15 s), CometBFT first
 #   scripts/localnet.sh status   each node's height, app hash and peer count
@@ -241,6 +242,14 @@ EOF
 
 cmd=${1:-}
 case "$cmd" in
+  init)
+    find_binaries
+    if [ -f "$DIR/node0/config/genesis.json" ]; then
+      echo "localnet: already created in $DIR (reset to make a new one)"
+    else
+      create
+    fi
+    ;;
   start) start ;;
   stop) stop ;;
   status) status ;;
@@ -253,5 +262,5 @@ case "$cmd" in
     [ -d "$DIR/logs" ] || die "no logs in $DIR"
     exec tail -n 20 -F "$DIR"/logs/*.log
     ;;
-  *) echo "usage: $0 start|stop|status|reset|logs" >&2; exit 2 ;;
+  *) echo "usage: $0 init|start|stop|status|reset|logs" >&2; exit 2 ;;
 esac
