@@ -67,16 +67,19 @@ running() {
   return 1
 }
 
+# Whether this kairosd has the 'keys' command (an old build prints its top-level help instead).
+has_keys() { "$1" --help 2>/dev/null | grep -qE '^ +keys +'; }
+
 find_binaries() {
   if [ -z "$KAIROSD" ]; then
     KAIROSD="$ROOT/build/release/app/kairosd"
-    if [ ! -x "$KAIROSD" ] || ! "$KAIROSD" keys --help >/dev/null 2>&1; then
+    if [ ! -x "$KAIROSD" ] || ! has_keys "$KAIROSD"; then
       echo "localnet: $KAIROSD missing or older than the localnet, building it (scripts/build.sh release)"
       bash "$ROOT/scripts/build.sh" release
     fi
   fi
   [ -x "$KAIROSD" ] || die "kairosd not found at $KAIROSD (set KAIROSD or run scripts/build.sh release)"
-  "$KAIROSD" keys --help >/dev/null 2>&1 ||
+  has_keys "$KAIROSD" ||
     die "$KAIROSD has no 'keys' command: it is older than the localnet, rebuild it (scripts/build.sh release)"
   [ -x "$COMETBFT" ] || die "cometbft not found at $COMETBFT (run scripts/setup.sh or set COMETBFT)"
   "$COMETBFT" version 2>/dev/null | grep -q '^0\.38\.' ||
