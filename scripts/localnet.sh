@@ -7,6 +7,8 @@
 #   scripts/localnet.sh status   each node's height, app hash and peer count
 #   scripts/localnet.sh reset    stop, then delete the localnet directory (a new chain next start)
 #   scripts/localnet.sh logs     tail -F every log
+#   scripts/localnet.sh compose  write docker/docker-compose.yml from the node homes (init first
+#                                if needed); with other ports than the default, to <dir> instead
 #
 #   KAIROS_LOCALNET_DIR    the localnet directory (default ~/.kairos-localnet)
 #   KAIROS_LOCALNET_PORT   first port (default 36600); node i uses PORT+10i .. PORT+10i+3:
@@ -96,6 +98,9 @@ create() {
   trap 'rm -rf "$tmp"' EXIT  # a half-made network is never left behind
   "$COMETBFT" testnet --v "$NODES" --o "$tmp" --populate-persistent-peers=false >/dev/null
   for i in $(seq 0 $((NODES - 1))); do
+    # Fixed P2P identities (scripts/localnet.py): the same node IDs on every machine, so the
+    # peers and the generated docker/docker-compose.yml never change. Validator keys stay random.
+    python3 "$ROOT/scripts/localnet.py" node-key "$i" "$tmp/node$i/config/node_key.json" >/dev/null
     id=$("$COMETBFT" show-node-id --home "$tmp/node$i")
     peers+="${peers:+,}$id@127.0.0.1:$(p2p_port "$i")"
   done
@@ -254,6 +259,14 @@ case "$cmd" in
     fi
     ;;
   start) start ;;
+  compose)
+    find_binaries
+    [ -f "$DIR/node0/config/genesis.json" ] || create
+    out="$ROOT/docker/docker-compose.yml"
+    # The committed file is for the default ports; another base gets its own file.
+    [ "$BASE_PORT" = 36600 ] || out="$DIR/docker-compose.yml"
+    python3 "$ROOT/scripts/localnet.py" compose "$DIR" "$out"
+    ;;
   stop) stop ;;
   status) status ;;
   reset)
@@ -265,5 +278,5 @@ case "$cmd" in
     [ -d "$DIR/logs" ] || die "no logs in $DIR"
     exec tail -n 20 -F "$DIR"/logs/*.log
     ;;
-  *) echo "usage: $0 init|start|stop|status|reset|logs" >&2; exit 2 ;;
+  *) echo "usage: $0 init|start|stop|status|reset|logs|compose" >&2; exit 2 ;;
 esac
