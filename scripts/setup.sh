@@ -7,8 +7,10 @@
 #   - the pinned CosmJS packages of test/e2e/cosmjs (npm ci), for the e2e test test_cosmjs.py
 # Idempotent: a second run prints "nothing to do". Prints each thing it installs.
 #
-# Usage: scripts/setup.sh   (--with-app-mempool is still accepted and does nothing more: v0.40.0
-#                           is always installed now)
+# Usage: scripts/setup.sh [--packages-only]
+#   --packages-only    only the Debian packages (docker/Dockerfile's build stage uses it, so the
+#                      image is built with exactly the packages of a developer machine)
+#   (--with-app-mempool is still accepted and does nothing more: v0.40.0 is always installed now)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,10 +29,12 @@ PACKAGES=(
 did_something=0
 say() { printf 'setup: %s\n' "$*"; }
 
+packages_only=0
 for arg in "$@"; do
   case "$arg" in
+    --packages-only) packages_only=1 ;;
     --with-app-mempool) ;;  # kept for old callers: v0.40.0 is always installed
-    *) say "usage: scripts/setup.sh [--with-app-mempool]; unknown argument: $arg" >&2; exit 2 ;;
+    *) say "usage: scripts/setup.sh [--packages-only]; unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
 
@@ -48,6 +52,11 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   did_something=1
+fi
+
+if [ "$packages_only" -eq 1 ]; then
+  [ "$did_something" -eq 1 ] || say "nothing to do: every package is present"
+  exit 0
 fi
 
 # --- Go toolchain ------------------------------------------------------------------------
@@ -95,6 +104,18 @@ build_go_program() {  # <binary> <source dir>
   did_something=1
 }
 build_go_program ics23-verify "$ROOT/test/ics23/verify"
+
+# --- Python modules of the scripts and e2e tests --------------------------------------------
+# cryptography: scripts/localnet.py derives the localnet's P2P keys; PyYAML: test_compose.py.
+py_missing=()
+python3 -c 'import cryptography' 2>/dev/null || py_missing+=(cryptography)
+python3 -c 'import yaml' 2>/dev/null || py_missing+=(pyyaml)
+if ((${#py_missing[@]})); then
+  say "installing Python modules: ${py_missing[*]} (pip)"
+  python3 -m pip install --quiet "${py_missing[@]}" ||
+    { say "error: could not install ${py_missing[*]}; install them for $(command -v python3)" >&2; exit 1; }
+  did_something=1
+fi
 
 # --- CosmJS for the e2e test test_cosmjs.py ------------------------------------------------
 # The exact versions are in test/e2e/cosmjs/package.json and package-lock.json; `npm ci` installs
