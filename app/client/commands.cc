@@ -16,6 +16,7 @@
 #include "ante/coins.h"
 #include "ante/context.h"
 #include "ante/tx.h"
+#include "app/client/bench_load.h"
 #include "app/client/chain_queries.h"
 #include "app/client/cli_util.h"
 #include "app/client/locks_commands.h"
@@ -357,6 +358,7 @@ void AddClientCommands(CLI::App& app, const std::string& home) {
   AddTxCommands(app, home);
   AddQueryCommands(app, home);
   AddGenesisCommands(app, home);
+  AddBenchCommands(app, home);
 }
 
 }  // namespace kairos::client
