@@ -7,13 +7,20 @@
 #   scripts/localnet.sh status   each node's height, app hash and peer count
 #   scripts/localnet.sh reset    stop, then delete the localnet directory (a new chain next start)
 #   scripts/localnet.sh logs     tail -F every log
+#   scripts/localnet.sh kill-node I    SIGKILL node I's processes (kairosd and CometBFT) at once
+#   scripts/localnet.sh start-node I   start node I's processes again (after kill-node or a crash)
 #   scripts/localnet.sh compose  write docker/docker-compose.yml from the node homes (init first
 #                                if needed); with other ports than the default, to <dir> instead
 #
 #   KAIROS_LOCALNET_DIR    the localnet directory (default ~/.kairos-localnet)
 #   KAIROS_LOCALNET_PORT   first port (default 36600); node i uses PORT+10i .. PORT+10i+3:
 #                          p2p, rpc, abci (CometBFT's proxy_app -> that node's kairosd), prometheus
-#                          (off; its address is set). Kept in <dir>/base_port once created.
+#                          (off; its address is set); PORT+10i+4 is kept for kairosd's own metrics.
+#                          Kept in <dir>/base_port once created.
+#   KAIROS_LOCALNET_APP    kairos (default) or kvstore: the same 4 CometBFT validators with
+#                          CometBFT's built-in kvstore app (proxy_app = "kvstore", in process, no
+#                          kairosd, no accounts), the baseline of scripts/bench-localnet.sh. Its
+#                          directory defaults to ~/.kairos-localnet-kvstore; kept in <dir>/app.
 #   KAIROSD                kairosd binary (default build/release/app/kairosd, built with
 #                          scripts/build.sh release when missing or too old to have 'keys')
 #   COMETBFT               CometBFT v0.38.25 (default .tools/bin/cometbft, from scripts/setup.sh)
@@ -26,7 +33,16 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-DIR=${KAIROS_LOCALNET_DIR:-$HOME/.kairos-localnet}
+APP=${KAIROS_LOCALNET_APP:-kairos}
+case "$APP" in
+  kairos) DIR=${KAIROS_LOCALNET_DIR:-$HOME/.kairos-localnet} ;;
+  kvstore) DIR=${KAIROS_LOCALNET_DIR:-$HOME/.kairos-localnet-kvstore} ;;
+  *) echo "localnet: KAIROS_LOCALNET_APP must be kairos or kvstore, not '$APP'" >&2; exit 2 ;;
+esac
+if [ -f "$DIR/app" ] && [ "$(cat "$DIR/app")" != "$APP" ]; then
+  echo "localnet: $DIR holds a $(cat "$DIR/app") network, not $APP (set KAIROS_LOCALNET_APP or KAIROS_LOCALNET_DIR)" >&2
+  exit 2
+fi
 BASE_PORT=${KAIROS_LOCALNET_PORT:-36600}
 if [ -f "$DIR/base_port" ]; then  # the ports the network was created with
   BASE_PORT=$(cat "$DIR/base_port")
@@ -73,6 +89,12 @@ running() {
 has_keys() { "$1" --help 2>/dev/null | grep -qE '^ +keys +'; }
 
 find_binaries() {
+  if [ "$APP" = kvstore ]; then
+    [ -x "$COMETBFT" ] || die "cometbft not found at $COMETBFT (run scripts/setup.sh or set COMETBFT)"
+    "$COMETBFT" version 2>/dev/null | grep -q '^0\.38\.' ||
+      die "$COMETBFT is not CometBFT v0.38 ($("$COMETBFT" version 2>&1 | head -n 1))"
+    return 0
+  fi
   if [ -z "$KAIROSD" ]; then
     KAIROSD="$ROOT/build/release/app/kairosd"
     if [ ! -x "$KAIROSD" ] || ! has_keys "$KAIROSD"; then
@@ -92,7 +114,7 @@ find_binaries() {
 create() {
   local i peers="" id
   tmp="$DIR.tmp.$$"  # global: the EXIT trap below needs it
-  echo "localnet: creating a 4-validator network in $DIR"
+  echo "localnet: creating a 4-validator $APP network in $DIR"
   rm -rf "$tmp"
   mkdir -p "$tmp"
   trap 'rm -rf "$tmp"' EXIT  # a half-made network is never left behind
@@ -107,9 +129,11 @@ create() {
   for i in $(seq 0 $((NODES - 1))); do
     local others
     others=$(echo "$peers" | tr ',' '\n' | grep -v "@127.0.0.1:$(p2p_port "$i")$" | paste -sd, -)
+    local proxy="tcp://127.0.0.1:$(abci_port "$i")"
+    [ "$APP" = kvstore ] && proxy=kvstore
     python3 "$ROOT/scripts/cometbft_config.py" "$tmp/node$i/config/config.toml" \
       moniker="kairos-localnet-$i" \
-      proxy_app="tcp://127.0.0.1:$(abci_port "$i")" \
+      proxy_app="$proxy" \
       rpc.laddr="tcp://127.0.0.1:$(rpc_port "$i")" \
       rpc.pprof_laddr="" \
       p2p.laddr="tcp://127.0.0.1:$(p2p_port "$i")" \
@@ -126,11 +150,12 @@ create() {
       consensus.timeout_precommit=300ms \
       consensus.timeout_precommit_delta=200ms \
       consensus.timeout_commit=300ms
-    "$KAIROSD" --home "$tmp/node$i/kairos" init >/dev/null
+    [ "$APP" = kvstore ] || "$KAIROSD" --home "$tmp/node$i/kairos" init >/dev/null
   done
   # The funded test accounts: keys in one keyring, coins in node0's genesis, copied to the others.
-  "$KAIROSD" --home "$tmp/keyring" init >/dev/null
+  [ "$APP" = kvstore ] || "$KAIROSD" --home "$tmp/keyring" init >/dev/null
   for i in $(seq 0 $((ACCOUNTS - 1))); do
+    [ "$APP" = kvstore ] && break
     local addr
     addr=$("$KAIROSD" --home "$tmp/keyring" keys add "user$i" --output json |
       python3 -c 'import json, sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])["address"])')
@@ -143,9 +168,43 @@ create() {
   done
   mkdir -p "$tmp/logs" "$tmp/pids"
   echo "$BASE_PORT" >"$tmp/base_port"
+  echo "$APP" >"$tmp/app"
   rm -rf "$DIR"
   mv "$tmp" "$DIR"
   trap - EXIT
+}
+
+# Starts node i's kairosd and waits until it listens (its log says so). Returns 1 (after printing
+# the log's tail) if it exits or does not listen within 30 s.
+start_kairosd() {
+  local i=$1 log="$DIR/logs/kairosd$1.log" pid offset listening
+  offset=$(($(stat -c %s "$log" 2>/dev/null || echo 0) + 1))  # logs append across starts
+  setsid "$KAIROSD" --home "$DIR/node$i/kairos" start \
+    --abci-address "tcp://127.0.0.1:$(abci_port "$i")" </dev/null >>"$log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$DIR/pids/kairosd$i.pid"
+  listening="ABCI server listening on tcp://127.0.0.1:$(abci_port "$i")"
+  for _ in $(seq 300); do
+    if tail -c "+$offset" "$log" 2>/dev/null | grep -qF "$listening"; then return 0; fi
+    alive "$pid" || { tail -n 20 "$log" >&2; echo "localnet: kairosd$i exited at start (log $log)" >&2; return 1; }
+    sleep 0.1
+  done
+  tail -n 20 "$log" >&2
+  echo "localnet: kairosd$i: no '$listening' within 30 s (log $log)" >&2
+  return 1
+}
+
+start_cometbft() {
+  setsid "$COMETBFT" start --home "$DIR/node$1" </dev/null >>"$DIR/logs/cometbft$1.log" 2>&1 &
+  echo "$!" >"$DIR/pids/cometbft$1.pid"
+}
+
+node_ports_free() {
+  local p
+  for p in $(p2p_port "$1") $(rpc_port "$1") $(abci_port "$1"); do
+    port_busy "$p" && die "port $p on 127.0.0.1 is in use (another base: reset, then KAIROS_LOCALNET_PORT=... start)"
+  done
+  return 0
 }
 
 start() {
@@ -153,42 +212,68 @@ start() {
   if [ -d "$DIR" ] && running; then
     die "already running in $DIR (scripts/localnet.sh status; stop it first)"
   fi
-  local i p
-  for i in $(seq 0 $((NODES - 1))); do
-    for p in $(p2p_port "$i") $(rpc_port "$i") $(abci_port "$i"); do
-      port_busy "$p" && die "port $p on 127.0.0.1 is in use (another base: reset, then KAIROS_LOCALNET_PORT=... start)"
-    done
-  done
+  local i
+  for i in $(seq 0 $((NODES - 1))); do node_ports_free "$i"; done
   [ -f "$DIR/node0/config/genesis.json" ] || create
-  for i in $(seq 0 $((NODES - 1))); do
-    local log="$DIR/logs/kairosd$i.log" pid offset
-    offset=$(($(stat -c %s "$log" 2>/dev/null || echo 0) + 1))  # logs append across starts
-    setsid "$KAIROSD" --home "$DIR/node$i/kairos" start \
-      --abci-address "tcp://127.0.0.1:$(abci_port "$i")" </dev/null >>"$log" 2>&1 &
-    pid=$!
-    echo "$pid" >"$DIR/pids/kairosd$i.pid"
-    local listening up=""
-    listening="ABCI server listening on tcp://127.0.0.1:$(abci_port "$i")"
-    for _ in $(seq 300); do  # wait until kairosd listens (its log says so)
-      if tail -c "+$offset" "$log" 2>/dev/null | grep -qF "$listening"; then up=1; break; fi
-      alive "$pid" || { tail -n 20 "$log" >&2; stop; die "kairosd$i exited at start (log $log)"; }
-      sleep 0.1
+  if [ "$APP" = kairos ]; then
+    for i in $(seq 0 $((NODES - 1))); do
+      start_kairosd "$i" || { stop; die "kairosd$i did not start"; }
     done
-    [ -n "$up" ] || { tail -n 20 "$log" >&2; stop; die "kairosd$i: no '$listening' within 30 s (log $log)"; }
-  done
-  for i in $(seq 0 $((NODES - 1))); do
-    setsid "$COMETBFT" start --home "$DIR/node$i" </dev/null >>"$DIR/logs/cometbft$i.log" 2>&1 &
-    echo "$!" >"$DIR/pids/cometbft$i.pid"
-  done
+  fi
+  for i in $(seq 0 $((NODES - 1))); do start_cometbft "$i"; done
   sleep 1
   for i in $(seq 0 $((NODES - 1))); do
     [ -n "$(live_pid "cometbft$i")" ] ||
       { tail -n 20 "$DIR/logs/cometbft$i.log" >&2; stop; die "cometbft$i exited at start"; }
   done
-  echo "localnet: started 4 validators in $DIR"
+  echo "localnet: started 4 $APP validators in $DIR"
   for i in $(seq 0 $((NODES - 1))); do
-    echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  abci $(abci_port "$i")"
+    if [ "$APP" = kairos ]; then
+      echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  abci $(abci_port "$i")"
+    else
+      echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  (kvstore in process)"
+    fi
   done
+}
+
+node_index() {
+  [[ "${1:-}" =~ ^[0-9]+$ ]] && [ "$1" -lt "$NODES" ] || die "expected a node index 0..$((NODES - 1)), not '${1:-}'"
+  [ -f "$DIR/node0/config/genesis.json" ] || die "no localnet in $DIR"
+}
+
+# kill -9 of node i's processes (both at once: a machine crash), pid files removed.
+kill_node() {
+  local i=$1 name pid pids=()
+  for name in "cometbft$i" "kairosd$i"; do
+    pid=$(live_pid "$name")
+    if [ -n "$pid" ]; then
+      kill -KILL "$pid" 2>/dev/null || true
+      pids+=("$pid")
+      echo "localnet: killed $name (pid $pid)"
+    fi
+    rm -f "$DIR/pids/$name.pid"
+  done
+  for _ in $(seq 100); do  # gone (or zombies) within 10 s
+    local left=0
+    for pid in "${pids[@]}"; do if alive "$pid"; then left=1; fi; done
+    [ "$left" = 0 ] && break
+    sleep 0.1
+  done
+}
+
+start_node() {
+  local i=$1
+  find_binaries
+  if [ -n "$(live_pid "cometbft$i")" ] || [ -n "$(live_pid "kairosd$i")" ]; then
+    die "node$i is running (kill-node $i first)"
+  fi
+  node_ports_free "$i"
+  if [ "$APP" = kairos ]; then start_kairosd "$i" || die "kairosd$i did not start"; fi
+  start_cometbft "$i"
+  sleep 0.5
+  [ -n "$(live_pid "cometbft$i")" ] ||
+    { tail -n 20 "$DIR/logs/cometbft$i.log" >&2; die "cometbft$i exited at start"; }
+  echo "localnet: started node$i (rpc http://127.0.0.1:$(rpc_port "$i"))"
 }
 
 # SIGTERM to every process named <prefix><i> at once, up to 15 s for them to exit, then SIGKILL.
@@ -231,6 +316,7 @@ status() {
   for i in $(seq 0 $((NODES - 1))); do
     local c k
     c=$(live_pid "cometbft$i"); k=$(live_pid "kairosd$i")
+    [ "$APP" = kvstore ] && k="-"
     printf '%-6s %-8s %-8s ' "node$i" "${c:-down}" "${k:-down}"
     python3 - "$(rpc_port "$i")" <<'EOF'
 import json, sys, urllib.request
@@ -278,5 +364,7 @@ case "$cmd" in
     [ -d "$DIR/logs" ] || die "no logs in $DIR"
     exec tail -n 20 -F "$DIR"/logs/*.log
     ;;
-  *) echo "usage: $0 init|start|stop|status|reset|logs|compose" >&2; exit 2 ;;
+  kill-node) node_index "${2:-}"; kill_node "$2" ;;
+  start-node) node_index "${2:-}"; start_node "$2" ;;
+  *) echo "usage: $0 init|start|stop|status|reset|logs|compose|kill-node I|start-node I" >&2; exit 2 ;;
 esac
