@@ -5,6 +5,9 @@
 #include "ante/errors.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -43,6 +46,14 @@ Result<Uint256> ParseAmount(std::string_view decimal) {
   }
   // 2^256 has 78 decimal digits; anything longer overflows for sure.
   if (decimal.size() > 78) return Status::InvalidArgument("amount is larger than 2^256-1");
+  if (decimal.size() <= 19) {  // below 10^19 < 2^64: plain 64-bit arithmetic (every balance read)
+    std::uint64_t small = 0;
+    for (char c : decimal) {
+      if (!IsDigit(c)) return Status::InvalidArgument("invalid amount: " + Printable(decimal));
+      small = small * 10 + static_cast<unsigned>(c - '0');
+    }
+    return Uint256(small);
+  }
   Uint256 v = 0;
   try {
     for (char c : decimal) {
@@ -55,7 +66,14 @@ Result<Uint256> ParseAmount(std::string_view decimal) {
   return v;
 }
 
-std::string ToString(const Uint256& v) { return v.str(); }
+std::string ToString(const Uint256& v) {
+  if (v <= std::numeric_limits<std::uint64_t>::max()) {  // every balance write: no big division
+    char buf[20];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.convert_to<std::uint64_t>());
+    return std::string(buf, end);
+  }
+  return v.str();
+}
 
 Result<Coins> Coins::FromSorted(std::vector<Coin> coins) {
   for (std::size_t i = 0; i < coins.size(); ++i) {

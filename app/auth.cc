@@ -212,15 +212,49 @@ Result<ante::Account> AuthKeeper::DecodeAccount(std::string_view bytes,
   return a;
 }
 
+namespace {
+
+// ReadAccount and ReadSequence run several times per CheckTx on the one application thread:
+// their key and value buffers keep their capacity between calls instead of allocating.
+struct ReadBuffers {
+  std::string key;
+  std::string value;
+};
+ReadBuffers& Buffers() {
+  thread_local ReadBuffers buffers;
+  return buffers;
+}
+
+}  // namespace
+
 Result<std::optional<ante::Account>> AuthKeeper::ReadAccount(const store::KvReader& kv,
                                                              std::string_view address) const {
-  std::string value;
-  Status s = kv.Get(AccountKey(address), &value);
+  ReadBuffers& b = Buffers();
+  b.key.assign(kAccountPrefix).append(address);
+  Status s = kv.Get(b.key, &b.value);
   if (s.IsNotFound()) return std::optional<ante::Account>();
   if (!s.ok()) return s;
-  auto a = DecodeAccount(value, address);
+  auto a = DecodeAccount(b.value, address);
   if (!a.ok()) return a.status();
   return std::optional<ante::Account>(std::move(*a));
+}
+
+Result<std::uint64_t> AuthKeeper::ReadSequence(const store::KvReader& kv,
+                                               std::string_view address) const {
+  ReadBuffers& b = Buffers();
+  b.key.assign(kAccountPrefix).append(address);
+  Status s = kv.Get(b.key, &b.value);
+  if (s.IsNotFound()) return std::uint64_t{0};
+  if (!s.ok()) return s;
+  std::string_view bytes = b.value;
+  std::uint64_t sequence = 0;
+  Field f;
+  bool bad = false;
+  while (NextField(bytes, &f, &bad)) {
+    if (f.number == 4 && f.wire_type == 0) sequence = f.varint;
+  }
+  if (bad) return Status::Corruption("an account in the state does not parse");
+  return sequence;
 }
 
 Result<std::optional<ante::Account>> AuthKeeper::GetAccount(store::KvStore& kv,

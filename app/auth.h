@@ -44,6 +44,9 @@ class AuthKeeper final : public ante::AccountKeeper {
                                                   std::string_view address) const override;
   Result<std::optional<ante::Account>> ReadAccount(const store::KvReader& kv,
                                                    std::string_view address) const;
+  // Only the account's sequence (0 when the account does not exist), without decoding the rest:
+  // the mempool asks it for every CheckTx.
+  Result<std::uint64_t> ReadSequence(const store::KvReader& kv, std::string_view address) const;
   Status SetAccount(store::KvStore& kv, const ante::Account& account) const override;
   // Creates an account with the next account number. REQUIRES: it does not exist.
   Result<ante::Account> NewAccount(store::KvStore& kv, std::string_view address) const;

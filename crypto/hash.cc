@@ -33,11 +33,28 @@ const EVP_MD* Sha512Md() {
 
 using internal::Uchars;
 
+// One digest context per thread, reused: EVP_Digest allocates and frees a context on every call,
+// which costs several times the hashing of a short input (a tx, sign bytes, a public key), and
+// CheckTx hashes three or four of those.
+EVP_MD_CTX* ThreadContext() {
+  thread_local struct Holder {
+    Holder() : ctx(EVP_MD_CTX_new()) {
+      if (ctx == nullptr) throw std::runtime_error("EVP_MD_CTX_new failed");
+    }
+    ~Holder() { EVP_MD_CTX_free(ctx); }
+    EVP_MD_CTX* ctx;
+  } holder;
+  return holder.ctx;
+}
+
 std::string Digest(const EVP_MD* md, std::string_view data) {
   std::string out(static_cast<std::size_t>(EVP_MD_get_size(md)), '\0');
   unsigned int len = 0;
-  if (EVP_Digest(data.data(), data.size(), Uchars(out), &len, md, nullptr) != 1) {
-    throw std::runtime_error("EVP_Digest failed");
+  EVP_MD_CTX* ctx = ThreadContext();
+  if (EVP_DigestInit_ex2(ctx, md, nullptr) != 1 ||
+      EVP_DigestUpdate(ctx, data.data(), data.size()) != 1 ||
+      EVP_DigestFinal_ex(ctx, Uchars(out), &len) != 1) {
+    throw std::runtime_error("SHA digest failed");
   }
   return out;
 }

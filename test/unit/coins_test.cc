@@ -65,6 +65,29 @@ TEST_CASE("amounts are plain decimals below 2^256", "[coins]") {
   CHECK_FALSE(ParseAmount(" 1").ok());
 }
 
+TEST_CASE("amounts round-trip across the 64-bit fast path's edges", "[coins]") {
+  // Up to 19 digits parse in 64 bits, longer ones in 256; writes below 2^64 skip the big
+  // division. Both sides of each boundary must agree with the 256-bit arithmetic.
+  using kairos::ante::Uint256;
+  const Uint256 two64 = Uint256(1) << 64;
+  for (const std::string text : {"9999999999999999999",     // 19 digits, the largest fast parse
+                                 "10000000000000000000",    // 20 digits
+                                 "18446744073709551615",    // 2^64 - 1
+                                 "18446744073709551616",    // 2^64
+                                 "18446744073709551617"}) {  // 2^64 + 1
+    INFO(text);
+    auto v = ParseAmount(text);
+    REQUIRE(v.ok());
+    CHECK(kairos::ante::ToString(*v) == text);
+    CHECK(v->str() == text);
+  }
+  CHECK(*ParseAmount("18446744073709551615") == two64 - 1);
+  CHECK(*ParseAmount("18446744073709551616") == two64);
+  CHECK(kairos::ante::ToString(two64 - 1) == "18446744073709551615");
+  CHECK(kairos::ante::ToString(Uint256(0)) == "0");
+  CHECK_FALSE(ParseAmount("999999999999999999a").ok());  // 19 characters, not all digits
+}
+
 TEST_CASE("FromSorted accepts only valid coins", "[coins]") {
   auto ok = Coins::FromSorted({{"atom", 5}, {"stake", 10}});
   REQUIRE(ok.ok());
