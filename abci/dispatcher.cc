@@ -50,8 +50,8 @@ namespace {
 
 // Appends `sub` as the Response field `field`, framed: uvarint(envelope size), then the
 // envelope (one length-delimited field). Byte-identical to serialising a Response holding only
-// `sub`, without building one.
-void AppendResponseFrame(int field, const google::protobuf::MessageLite& sub, std::string* out) {
+// `sub`, without building one. Returns true (a served request, for Dispatcher::Serve).
+bool AppendResponseFrame(int field, const google::protobuf::MessageLite& sub, std::string* out) {
   const std::size_t inner = sub.ByteSizeLong();
   std::uint8_t head[3 * kMaxUvarintBytes];
   const std::size_t tag_len = EncodeUvarint(static_cast<std::uint64_t>(field) << 3 | 2, head);
@@ -66,11 +66,25 @@ void AppendResponseFrame(int field, const google::protobuf::MessageLite& sub, st
   const std::size_t offset = out->size();
   out->resize(offset + inner);
   sub.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(out->data() + offset));
+  return true;
 }
 
 }  // namespace
 
 void Dispatcher::HandleInto(const pb::Request& req, std::string* out) {
+  if (observer_ == nullptr) {
+    Serve(req, out);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const bool ok = Serve(req, out);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  if (req.value_case() != pb::Request::VALUE_NOT_SET) {
+    observer_->OnRequest(req.value_case(), elapsed, !ok);
+  }
+}
+
+bool Dispatcher::Serve(const pb::Request& req, std::string* out) {
   using R = pb::Request;
   using S = pb::Response;
   const auto method = req.value_case();
@@ -126,20 +140,23 @@ void Dispatcher::HandleInto(const pb::Request& req, std::string* out) {
         const char* what = unknown ? "unknown ABCI request (a method this build does not know)"
                                    : "empty ABCI request (no method set)";
         Log()->error("{}: answering with an Exception", what);
-        return AppendFrame(MakeException(what), out);
+        AppendFrame(MakeException(what), out);
+        return false;
       }
     }
   } catch (const std::exception& e) {
     Log()->critical("{} failed: {}; answering with an Exception (CometBFT will stop)",
                     MethodName(method), e.what());
-    return AppendFrame(MakeException(std::string(MethodName(method)) + " failed: " + e.what()),
-                       out);
+    AppendFrame(MakeException(std::string(MethodName(method)) + " failed: " + e.what()), out);
+    return false;
   } catch (...) {
     Log()->critical("{} failed with a non-standard exception; answering with an Exception",
                     MethodName(method));
-    return AppendFrame(
-        MakeException(std::string(MethodName(method)) + " failed: unknown exception"), out);
+    AppendFrame(MakeException(std::string(MethodName(method)) + " failed: unknown exception"),
+                out);
+    return false;
   }
+  return false;  // not reached: every case returns
 }
 
 pb::Response Dispatcher::Handle(const pb::Request& req) {

@@ -5,6 +5,7 @@
 // (see application.h). The static helpers are pure.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -12,10 +13,25 @@
 
 namespace kairos::abci {
 
+// Told about each request the dispatcher served: how to time requests without this library
+// knowing how they are recorded (app/metrics.h implements it with Prometheus).
+// Thread: called on the application executor, right after the request was served.
+class RequestObserver {
+ public:
+  virtual ~RequestObserver() = default;
+  // `method`: the request's oneof case (never VALUE_NOT_SET). `elapsed`: the time the dispatcher
+  // spent on it on the executor (the application call and the response encoding). `failed`: it
+  // was answered with a ResponseException. Must be cheap and must not throw.
+  virtual void OnRequest(pb::Request::ValueCase method, std::chrono::nanoseconds elapsed,
+                         bool failed) noexcept = 0;
+};
+
 class Dispatcher {
  public:
-  // REQUIRES: `app` outlives the dispatcher.
-  explicit Dispatcher(Application& app) : app_(app) {}
+  // REQUIRES: `app` and `observer` (if not null) outlive the dispatcher. With no observer the
+  // dispatcher reads no clock.
+  explicit Dispatcher(Application& app, RequestObserver* observer = nullptr)
+      : app_(app), observer_(observer) {}
 
   // Serves one request, appending the response to `out` as one frame. Never throws:
   // - an empty request, or one whose method this build does not know, gets a
@@ -31,7 +47,11 @@ class Dispatcher {
   static std::string_view MethodName(pb::Request::ValueCase c);
 
  private:
+  // HandleInto() without the observer; false when the answer is a ResponseException.
+  bool Serve(const pb::Request& req, std::string* out);
+
   Application& app_;
+  RequestObserver* observer_;
 };
 
 // A ResponseException carrying `error`.

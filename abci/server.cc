@@ -75,7 +75,7 @@ struct Server::Impl {
       : options(std::move(opts)),
         io(static_cast<int>(std::max<std::size_t>(1, options.io_threads))),
         app_executor(1),
-        dispatcher(app),
+        dispatcher(app, options.observer),
         ctx{app_executor, dispatcher, options.max_frame_bytes, options.max_pending_requests},
         control(asio::make_strand(io)),
         signals(io),

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "abci/application.h"
+#include "abci/dispatcher.h"
 
 namespace kairos::abci {
 
@@ -23,6 +24,9 @@ struct ServerOptions {
   std::size_t io_threads = 1;
   std::chrono::milliseconds drain_timeout{5000};  // on shutdown, then connections are cut
   bool handle_signals = true;                     // SIGINT/SIGTERM -> graceful Stop()
+  // Told about each request served on the application executor (metrics); null: none.
+  // REQUIRES: outlives the server.
+  RequestObserver* observer = nullptr;
 };
 
 // A parsed listen address.

@@ -11,6 +11,7 @@
 #include <toml++/toml.h>
 
 #include "abci/server.h"
+#include "app/metrics.h"
 
 namespace kairos::app {
 
@@ -118,6 +119,11 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
                              ReadString(&Config::mempool_ttl_duration)}},
            {"recheck_budget", {"a duration string such as \"200ms\"",
                                ReadString(&Config::mempool_recheck_budget)}},
+       }},
+      {"metrics",
+       {
+           {"address", {"a string, \"HOST:PORT\" (e.g. \"127.0.0.1:26661\") or \"\" for none",
+                        ReadString(&Config::metrics_address)}},
        }},
   };
   return *schema;
@@ -243,6 +249,10 @@ Status ValidateConfig(const Config& c) {
                                    ", got \"" + c.log_format + "\"");
   }
   if (c.db_dir.empty()) return Status::InvalidArgument("db.dir must not be empty");
+  if (!c.metrics_address.empty()) {
+    std::string bind;
+    if (Status s = ParseMetricsAddress(c.metrics_address, &bind); !s.ok()) return s;
+  }
   return Status::OK();
 }
 
@@ -372,7 +382,18 @@ std::string DefaultConfigToml() {
         "# After each commit the pool's txs are re-validated (sequence, fee balance, unordered\n"
         "# nonce) for at most this long inside Commit; the rest on demand.\n"
         "recheck_budget = \""
-     << d.mempool_recheck_budget << "\"\n";
+     << d.mempool_recheck_budget
+     << "\"\n"
+        "\n"
+        "[metrics]\n"
+        "# The Prometheus endpoint (GET http://ADDRESS/metrics): ABCI request counts and\n"
+        "# latencies per method, block execution time, txs per block by result code, the\n"
+        "# mempool, the store commit (docs/metrics.md). \"HOST:PORT\" with HOST an IPv4 or a\n"
+        "# [bracketed] IPv6 address, e.g. \"127.0.0.1:26661\" (CometBFT's own metrics default to\n"
+        "# 26660); \":PORT\" listens on every IPv4 interface. \"\" (the default): no endpoint and\n"
+        "# nothing recorded. kairosd does not start if it cannot listen there.\n"
+        "address = \""
+     << d.metrics_address << "\"\n";
   return os.str();
 }
 

@@ -48,6 +48,8 @@ struct Config {
   std::int64_t mempool_ttl_blocks = 0;       // 0 = off
   std::string mempool_ttl_duration = "0s";   // "0s" = off
   std::string mempool_recheck_budget = "200ms";
+  // [metrics]
+  std::string metrics_address;  // "" = no metrics endpoint; e.g. "127.0.0.1:26661"
 };
 
 // A [mempool] duration ("0s" or "0" for none): nanoseconds, or InvalidArgument naming `key`.
@@ -60,7 +62,7 @@ Result<Config> ParseConfig(const std::string& toml_text, const std::string& orig
 // Reads and parses the file at `path`.
 Result<Config> LoadConfig(const std::string& path);
 
-// Checks values that flags may also set (address form, log level and format).
+// Checks values that flags may also set (address forms, log level and format).
 Status ValidateConfig(const Config& config);
 
 // The default config.toml, commented.

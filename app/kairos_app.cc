@@ -791,7 +791,8 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
     }
     for (auto& e : events) *res.add_events() = std::move(e);
   }
-  auto root = store_->Stage(height, block.changes(), EncodeInt64(block_time));
+  const store::ChangeSet changes = block.changes();
+  auto root = store_->Stage(height, changes, EncodeInt64(block_time));
   if (!root.ok()) {
     throw std::runtime_error("computing the app hash of block " + std::to_string(height) +
                              ": " + root.status().ToString());
@@ -801,6 +802,16 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
   staged_txs_ = static_cast<std::size_t>(req.txs_size());
   staged_failed_ = failed;
   res.set_app_hash(store::ToBytes(*root));
+  if (options_.metrics != nullptr) {
+    staged_results_.Clear();
+    for (const pb::ExecTxResult& r : res.tx_results()) staged_results_.Add(r.codespace(), r.code());
+    staged_change_bytes_ = 0;
+    for (const auto& [key, value] : changes) {
+      staged_change_bytes_ += key.size() + (value ? value->size() : 0);
+    }
+    staged_change_writes_ = changes.size();
+    options_.metrics->ObserveBlockExecution(std::chrono::steady_clock::now() - block_started_);
+  }
   Log()->debug("FinalizeBlock {}: {} txs ({} failed), {} unordered nonce(s) purged, {} expired "
                "lock session(s) ended, app hash {}",
                height, req.txs_size(), failed, *purged, locks_ended, HexUpper(res.app_hash()));
@@ -813,6 +824,7 @@ pb::ResponseCommit KairosApp::Commit(const pb::RequestCommit&) {
                 store_->version());
     return {};
   }
+  const auto commit_started = std::chrono::steady_clock::now();
   if (Status s = store_->Commit(); !s.ok()) {
     // Going on would answer from a state that is not durable.
     StopOnBrokenStore("Commit of height " + std::to_string(staged_height_) +
@@ -823,8 +835,19 @@ pb::ResponseCommit KairosApp::Commit(const pb::RequestCommit&) {
   staged_height_ = 0;
   last_block_time_ = staged_block_time_;
   genesis_.clear();
+  const auto commit_done = std::chrono::steady_clock::now();
   pool_.AfterCommit(*store_, limits_, store_->version(), staged_hashes_, staged_senders_,
                     CheckBlockInfo());
+  if (options_.metrics != nullptr) {
+    CommittedBlock committed;
+    committed.height = store_->version();
+    committed.txs = &staged_results_;
+    committed.store_commit = commit_done - commit_started;
+    committed.change_bytes = staged_change_bytes_;
+    committed.change_writes = staged_change_writes_;
+    committed.mempool_update = std::chrono::steady_clock::now() - commit_done;
+    options_.metrics->ObserveCommit(committed);
+  }
   const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                             block_started_)
                       .count();

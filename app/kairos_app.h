@@ -43,6 +43,7 @@
 #include "app/auth.h"
 #include "app/bank.h"
 #include "app/locks/keeper.h"
+#include "app/metrics.h"
 #include "app/tx_pool.h"
 #include "app/tx_runner.h"
 #include "store/branch.h"
@@ -70,6 +71,9 @@ struct AppOptions {
   // The app-side mempool (config [mempool]).
   mempool::Config mempool;
   std::int64_t mempool_recheck_budget_nanos = 200'000'000;
+  // Where block execution, txs by result code and the store commit are recorded (config
+  // [metrics]); null records nothing. REQUIRES: outlives the app.
+  Metrics* metrics = nullptr;
 };
 
 class KairosApp final : public abci::Application {
@@ -164,6 +168,10 @@ class KairosApp final : public abci::Application {
   std::size_t staged_txs_ = 0;
   std::size_t staged_failed_ = 0;
   std::chrono::steady_clock::time_point block_started_;
+  // For metrics (options_.metrics set): the staged block's results and change-set size.
+  TxResultTally staged_results_;
+  std::uint64_t staged_change_bytes_ = 0;
+  std::uint64_t staged_change_writes_ = 0;
 };
 
 }  // namespace kairos::app

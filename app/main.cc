@@ -12,6 +12,7 @@
 #include "app/config.h"
 #include "app/kairos_app.h"
 #include "app/logging.h"
+#include "app/metrics.h"
 #include "app/version.h"
 #include "store/merkle_store.h"
 
@@ -73,6 +74,23 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   }
   app::SetupLogging(config.log_level, config.log_format);
 
+  // Metrics first: a port that cannot be bound stops the node before it opens anything.
+  std::shared_ptr<prometheus::Registry> registry;
+  std::unique_ptr<app::Metrics> metrics;
+  std::unique_ptr<app::MetricsExposer> exposer;
+  if (!config.metrics_address.empty()) {
+    Result<std::unique_ptr<app::MetricsExposer>> started =
+        app::MetricsExposer::Start(config.metrics_address);
+    if (!started.ok()) {
+      app::Log()->critical("{}", started.status().message());
+      return kExitFailure;
+    }
+    exposer = std::move(*started);
+    registry = std::make_shared<prometheus::Registry>();
+    metrics = std::make_unique<app::Metrics>(*registry);
+    exposer->Register(registry);
+  }
+
   const fs::path db_dir = fs::path(config.db_dir).is_absolute()
                               ? fs::path(config.db_dir)
                               : fs::path(home) / config.db_dir;
@@ -111,6 +129,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
       *app::ParseConfigDuration(config.mempool_ttl_duration, "mempool.ttl_duration");
   app_options.mempool_recheck_budget_nanos =
       *app::ParseConfigDuration(config.mempool_recheck_budget, "mempool.recheck_budget");
+  app_options.metrics = metrics.get();
   Result<std::unique_ptr<app::KairosApp>> application =
       app::KairosApp::Open(std::move(*db), std::move(app_options));
   if (!application.ok()) {
@@ -118,19 +137,33 @@ int RunStart(const std::string& home, const StartFlags& flags) {
     return kExitFailure;
   }
   app::Log()->info("kairosd {} (ABCI {}), home {}", kVersion, kAbciVersion, home);
+  // Read at scrape time; unregistered (the exposer stopped) before the app is destroyed.
+  std::shared_ptr<app::MempoolCollector> mempool_collector;
+  std::shared_ptr<app::DiskUsageCollector> disk_collector;
+  if (exposer) {
+    mempool_collector = std::make_shared<app::MempoolCollector>((*application)->tx_pool());
+    disk_collector = std::make_shared<app::DiskUsageCollector>(db_dir);
+    exposer->Register(mempool_collector);
+    exposer->Register(disk_collector);
+    app::Log()->info("metrics at http://{}/metrics (port {})", config.metrics_address,
+                     exposer->port());
+  }
 
   abci::ServerOptions options;
   options.address = config.abci_address;
   options.max_frame_bytes = config.max_frame_bytes;
   options.max_pending_requests = config.max_pending_requests;
   options.io_threads = config.io_threads;
+  options.observer = metrics.get();
   abci::Server server(**application, options);
   std::string error;
   if (!server.Listen(&error)) {
     app::Log()->critical("{}", error);
+    exposer.reset();  // before the app goes
     return kExitFailure;
   }
   server.Run();
+  exposer.reset();       // no scrape reads the pool from here on
   application->reset();  // closes the database
   app::Log()->info("stopped cleanly");
   spdlog::shutdown();

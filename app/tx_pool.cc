@@ -384,7 +384,7 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   if (auto* err = std::get_if<TxError>(&decoded)) return Refusal(err->code, std::move(err->log));
   const ante::Tx& tx = std::get<ante::Tx>(decoded);
   if (pool_.Find(ToHash(tx.hash))) {
-    ++duplicates_;
+    duplicates_.fetch_add(1, std::memory_order_relaxed);
     return Refusal(kCodeTxInMempool, "tx already in mempool");
   }
   if (tx.signers.empty() || tx.signer_infos.empty()) {

@@ -29,6 +29,7 @@
 // The PriorityMempool it owns is itself thread-safe (inserts may run while a reap runs).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -111,9 +112,11 @@ class TxPool {
 
   bool Contains(const std::string& hash) const;
   // The pool's counters, with the duplicates this class answers before reaching the pool.
+  // Thread-safe (unlike the rest of the class): the metrics endpoint reads it while scraping.
   mempool::Stats stats() const {
     mempool::Stats s = pool_.stats();
-    s.rejected[static_cast<std::size_t>(mempool::RejectReason::kDuplicate)] += duplicates_;
+    s.rejected[static_cast<std::size_t>(mempool::RejectReason::kDuplicate)] +=
+        duplicates_.load(std::memory_order_relaxed);
     return s;
   }
   const store::Branch& check_state() const { return *check_state_; }
@@ -177,7 +180,8 @@ class TxPool {
   // Why recent txs left the pool (bounded, oldest forgotten first), for Recheck answers.
   std::unordered_map<std::string, Failure> failures_;
   std::deque<std::string> failure_order_;
-  std::uint64_t duplicates_ = 0;  // refused as already pooled, before the ante ran
+  // Refused as already pooled, before the ante ran. Atomic only for stats() from other threads.
+  std::atomic<std::uint64_t> duplicates_{0};
 };
 
 }  // namespace kairos::app

@@ -34,6 +34,7 @@ void CheckSame(const Config& got, const Config& want) {
   CHECK(got.page_cache_pages == want.page_cache_pages);
   CHECK(got.block_cache_bytes == want.block_cache_bytes);
   CHECK(got.verify_on_open == want.verify_on_open);
+  CHECK(got.metrics_address == want.metrics_address);
 }
 
 Config MustParse(const std::string& toml) {
@@ -222,7 +223,8 @@ TEST_CASE("the default config text mentions every key and parses to the defaults
        {"[abci]\n", "\naddress = ", "\nmax_frame_bytes = ", "\nmax_pending_requests = ",
         "\nio_threads = ", "[log]\n", "\nlevel = ", "\nformat = ", "[db]\n", "\ndir = ", "[store]\n", "\nkeep_recent = ",
         "\nprune_interval = ", "\nmax_key_bytes = ", "\nmax_value_bytes = ",
-        "\npage_cache_pages = ", "\nblock_cache_bytes = ", "\nverify_on_open = "}) {
+        "\npage_cache_pages = ", "\nblock_cache_bytes = ", "\nverify_on_open = ",
+        "[metrics]\n"}) {
     CHECK_THAT(text, Catch::Contains(line));
   }
   CheckSame(MustParse(text), Config{});
@@ -288,4 +290,33 @@ TEST_CASE("[mempool] keys are parsed, and bad ones name the key", "[config]") {
              Catch::Contains("mempool.max_tx_bytes (4096) must not exceed mempool.max_bytes (2048)"));
   CHECK_THAT(ErrorOf("[mempool]\nsize = 5\n"), Catch::Contains("size"));
   CHECK_THAT(ErrorOf("[store]\nvalue_cache_bytes = -1\n"), Catch::Contains("value_cache_bytes"));
+}
+
+TEST_CASE("[metrics] address: off by default, HOST:PORT forms accepted, bad ones name the key",
+          "[config]") {
+  CHECK(Config{}.metrics_address.empty());  // off unless configured (and so in every test)
+  CHECK_THAT(DefaultConfigToml(), Catch::Contains("[metrics]\n") &&
+                                      Catch::Contains("\naddress = \"\"\n"));
+  for (const char* good : {"127.0.0.1:26661", "0.0.0.0:9100", "[::1]:26661", ":26661",
+                           "127.0.0.1:0"}) {
+    INFO(good);
+    CHECK(MustParse(std::string("[metrics]\naddress = \"") + good + "\"\n").metrics_address ==
+          good);
+  }
+  CHECK(MustParse("[metrics]\naddress = \"\"\n").metrics_address.empty());
+  for (const char* bad : {"26661", "localhost:26661", "127.0.0.1:", "127.0.0.1:65536",
+                          "127.0.0.1:x", "[::1:26661", "::1:26661", "tcp://127.0.0.1:26661",
+                          "256.0.0.1:80"}) {
+    INFO(bad);
+    const std::string e = ErrorOf(std::string("[metrics]\naddress = \"") + bad + "\"\n");
+    CHECK_THAT(e, Catch::Contains("metrics.address must be \"HOST:PORT\"") &&
+                      Catch::Contains(std::string("got \"") + bad + "\""));
+  }
+  CHECK_THAT(ErrorOf("[metrics]\naddress = 26661\n"),
+             Catch::Contains("metrics.address must be a string"));
+  CHECK_THAT(ErrorOf("[metrics]\nport = 1\n"), Catch::Contains("unknown key 'metrics.port'"));
+  Config c;
+  c.metrics_address = "127.0.0.1";
+  CHECK_THAT(ValidateConfig(c).message(), Catch::Contains("metrics.address") &&
+                                              Catch::Contains("missing :PORT"));
 }
