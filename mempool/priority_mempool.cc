@@ -1,21 +1,28 @@
 // PriorityMempool: the indexes and the rules. See priority_mempool.h for the contract and
 // mempool/README.md for the design.
 //
-// Layout. Each entry lives in one allocation: a Node (intrusive hooks, sender pointer), then the
-// Entry (with its reference count; the pool holds one reference while the tx is in it), then the
-// sender and tx bytes. EntryPtr is an intrusive reference-counted handle to the Entry.
+// Layout. Each entry lives in one allocation: for an unordered tx a HeadLink (its hook in
+// `heads`), then a Node (a counted reference to its Sender record), then the Entry (with its
+// reference count; the pool holds one reference while the tx is in it), then the tx bytes.
+// EntryPtr is an intrusive reference-counted handle to the Entry. The sender's address bytes live
+// once, in the Sender record, which is itself reference counted (the pool's sender index holds one
+// reference, every node one), so `tx.sender()` stays valid for as long as the entry is held.
 // Indexes, all guarded by the pool's mutex:
 //   by_hash    FlatIndex of Node* keyed by the tx hash;
 //   senders    FlatIndex of Sender* keyed by the sender bytes; a Sender holds its ordered txs in
-//              a vector sorted by nonce (the first `ready` of them are contiguous from its base),
-//              its unordered txs in arrival order, and which of its nodes are in heads/frontier;
-//   by_arrival intrusive list in arrival order (TTL, recheck order);
-//   heads      intrusive red-black tree of the ready "heads" in reap order: each sender's first
-//              ready ordered tx, and every unordered tx;
+//              a small vector sorted by nonce (the first `ready` of them are contiguous from its
+//              base; four fit inline), its unordered txs in arrival order, its own HeadLink for
+//              its first ready ordered tx, and which of its nodes is in the frontier;
+//   heads      intrusive red-black tree of HeadLinks in reap order: each sender's first ready
+//              ordered tx (the link is in the Sender), and every unordered tx (in its node);
 //   frontier   4-ary min-heap, in eviction order (the reverse of reap order), of what may be
 //              evicted: each sender's last ordered tx, and every unordered tx. Its items carry
-//              their key, and each node knows its position, so a push or an erase is O(log n)
-//              in one array.
+//              their key and a 32-bit handle; positions and owners are kept in dense arrays
+//              indexed by handle, so a sift touches only the heap and the position array, never
+//              a node;
+//   expiry     (only when a TTL is configured) 4-ary min-heap of the senders by the arrival of
+//              their oldest tx: the globally oldest tx is the top sender's oldest, so expired
+//              txs come out in arrival order.
 #include "mempool/priority_mempool.h"
 
 #include <algorithm>
@@ -28,7 +35,6 @@
 #include <random>
 #include <unordered_map>
 
-#include <boost/intrusive/list.hpp>
 #include <boost/intrusive/set.hpp>
 
 #include "mempool/flat_index.h"
@@ -41,19 +47,17 @@ namespace {
 
 constexpr std::int64_t kNoPriority = std::numeric_limits<std::int64_t>::max();
 constexpr std::size_t kNotReady = std::numeric_limits<std::size_t>::max();
-constexpr std::uint32_t kNotInFrontier = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kNoHandle = std::numeric_limits<std::uint32_t>::max();
 
 struct Sender;
 
 using TreeHook = bi::set_member_hook<bi::optimize_size<true>>;
 
-// A tx's bookkeeping. One allocation holds the Node, then its Entry, then the sender and tx
-// bytes (Entry::tail). The Entry's reference count includes one for the pool while it holds the
-// node; the last EntryPtr frees the allocation (detail::DestroyEntry).
+// A tx's bookkeeping. One allocation holds (unordered txs only) a HeadLink, then the Node, then
+// its Entry, then the tx bytes (Entry::tail). The Entry's reference count includes one for the
+// pool while it holds the node; the last EntryPtr frees the allocation (detail::DestroyEntry).
 struct Node {
-  bi::list_member_hook<> by_arrival;
-  TreeHook in_heads;
-  Sender* sender = nullptr;  // while in the pool
+  Sender* sender = nullptr;  // a counted reference, for the node's whole life
 
   Entry& entry() { return *reinterpret_cast<Entry*>(reinterpret_cast<char*>(this) + sizeof(Node)); }
   const Entry& entry() const {
@@ -64,27 +68,142 @@ struct Node {
 };
 static_assert(sizeof(Node) % alignof(Entry) == 0);
 
+// A member of `heads`: in the Sender for its first ready ordered tx, in front of the Node for an
+// unordered tx.
+struct HeadLink {
+  TreeHook hook;
+  Node* node = nullptr;  // the tx it stands for (null: a sender's link, not in `heads`)
+};
+static_assert(sizeof(HeadLink) % alignof(Node) == 0);
+HeadLink& UnorderedLink(Node* n) { return *(reinterpret_cast<HeadLink*>(n) - 1); }
+
+// A vector of Node* with room for four inline (most senders have at most a few txs).
+class NodeVec {
+ public:
+  NodeVec() {}  // NOLINT(modernize-use-equals-default): the union is left uninitialised
+  NodeVec(const NodeVec&) = delete;
+  NodeVec& operator=(const NodeVec&) = delete;
+  ~NodeVec() {
+    if (cap_ > kInline) delete[] heap_;
+  }
+  Node** begin() { return data(); }
+  Node** end() { return data() + size_; }
+  Node* const* begin() const { return data(); }
+  Node* const* end() const { return data() + size_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Node* operator[](std::size_t i) const { return data()[i]; }
+  Node* front() const { return data()[0]; }
+  Node* back() const { return data()[size_ - 1]; }
+  void insert(std::size_t i, Node* v) {
+    if (size_ == cap_) Grow();
+    Node** d = data();
+    std::memmove(d + i + 1, d + i, (size_ - i) * sizeof(Node*));
+    d[i] = v;
+    ++size_;
+  }
+  void erase(std::size_t i) {
+    Node** d = data();
+    std::memmove(d + i, d + i + 1, (size_ - i - 1) * sizeof(Node*));
+    --size_;
+  }
+
+ private:
+  static constexpr std::uint32_t kInline = 4;
+  Node** data() { return cap_ > kInline ? heap_ : inline_; }
+  Node* const* data() const { return cap_ > kInline ? heap_ : inline_; }
+  void Grow() {
+    const std::uint32_t cap = cap_ * 2;
+    Node** p = new Node*[cap];
+    std::memcpy(p, data(), size_ * sizeof(Node*));
+    if (cap_ > kInline) delete[] heap_;
+    heap_ = p;
+    cap_ = cap;
+  }
+  std::uint32_t size_ = 0;
+  std::uint32_t cap_ = kInline;
+  union {
+    Node* inline_[kInline];
+    Node** heap_;
+  };
+};
+
+struct Sender {
+  // The sender's address bytes follow the Sender in its allocation (MakeSender).
+  std::string_view key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
+  HeadLink head;  // head.node: the ordered node this sender has in `heads`
+  // One for the pool's sender index while the sender is in it, one per node made for it.
+  std::atomic<std::uint32_t> refs{1};
+  std::uint32_t ready = 0;          // ordered[0..ready) have nonces base, base+1, ...
+  std::uint32_t expiry = kNoHandle;  // its handle in the expiry heap (TTL on, txs present)
+  std::uint16_t key_len = 0;
+  std::uint64_t base = 0;        // the committed sequence as last told; only moves forward
+  Node* tail_linked = nullptr;   // the ordered node this sender has in `frontier`
+  NodeVec ordered;               // by nonce; all >= base
+  // Its unordered txs by arrival; allocated on the first (most senders have none).
+  std::unique_ptr<std::vector<Node*>> unordered;
+
+  std::size_t count() const { return ordered.size() + (unordered ? unordered->size() : 0); }
+  std::size_t parked() const { return ordered.size() - ready; }
+  // Index of `n` in `ordered` when it is ready, else npos.
+  std::size_t ReadyIndex(const Node& n) const {
+    if (ready == 0) return kNotReady;
+    const std::uint64_t i = n.tx().nonce - ordered.front()->tx().nonce;
+    return i < ready && ordered[i] == &n ? static_cast<std::size_t>(i) : kNotReady;
+  }
+  // The first index whose nonce is >= `nonce`. Checks the last one first: appends and evictions
+  // (of tails) are the common cases, and each node looked at is a cache miss in a large pool.
+  std::size_t LowerBound(std::uint64_t nonce) const {
+    if (ordered.empty() || ordered.back()->tx().nonce < nonce) return ordered.size();
+    if (ordered.back()->tx().nonce == nonce) return ordered.size() - 1;
+    return static_cast<std::size_t>(
+        std::lower_bound(ordered.begin(), ordered.end() - 1, nonce,
+                         [](const Node* n, std::uint64_t v) { return n->tx().nonce < v; }) -
+        ordered.begin());
+  }
+  Node* FindNonce(std::uint64_t nonce) const {
+    const std::size_t i = LowerBound(nonce);
+    return i < ordered.size() && ordered[i]->tx().nonce == nonce ? ordered[i] : nullptr;
+  }
+};
+
+Sender* MakeSender(std::string_view key) {
+  char* mem = static_cast<char*>(::operator new(sizeof(Sender) + key.size()));
+  auto* s = new (mem) Sender;
+  s->key_len = static_cast<std::uint16_t>(key.size());  // Insert rejects longer addresses
+  std::memcpy(mem + sizeof(Sender), key.data(), key.size());
+  return s;
+}
+void RefSender(Sender* s) { s->refs.fetch_add(1, std::memory_order_relaxed); }
+void UnrefSender(Sender* s) {
+  if (s->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    s->~Sender();
+    ::operator delete(static_cast<void*>(s));
+  }
+}
+
 }  // namespace
 
 namespace detail {
 struct NodeAccess {
-  static Node* Make(TxInfo& tx) {
-    const std::size_t size = sizeof(Node) + sizeof(Entry) + tx.sender.size() + tx.bytes.size();
+  static Node* Make(TxInfo& tx, Sender* sender) {
+    const std::size_t link = tx.unordered ? sizeof(HeadLink) : 0;
+    const std::size_t size = link + sizeof(Node) + sizeof(Entry) + tx.bytes.size();
     char* mem = static_cast<char*>(::operator new(size));
-    Node* node = new (mem) Node;
-    Entry* e = new (mem + sizeof(Node)) Entry;
+    Node* node = new (mem + link) Node;
+    if (tx.unordered) new (mem) HeadLink{{}, node};
+    Entry* e = new (mem + link + sizeof(Node)) Entry;
     assert(static_cast<const void*>(&e->tx) == static_cast<const void*>(e));
     e->tx.hash = tx.hash;
     e->tx.nonce = tx.nonce;
     e->tx.priority = tx.priority;
     e->tx.gas_wanted = tx.gas_wanted;
     e->tx.unordered = tx.unordered;
-    e->tx.sender_len_ = static_cast<std::uint16_t>(tx.sender.size());
     e->tx.bytes_len_ = static_cast<std::uint32_t>(tx.bytes.size());
-    e->frontier_pos_ = kNotInFrontier;
-    char* tail = mem + sizeof(Node) + sizeof(Entry);
-    std::memcpy(tail, tx.sender.data(), tx.sender.size());
-    std::memcpy(tail + tx.sender.size(), tx.bytes.data(), tx.bytes.size());
+    e->frontier_handle_ = kNoHandle;
+    std::memcpy(mem + link + sizeof(Node) + sizeof(Entry), tx.bytes.data(), tx.bytes.size());
+    RefSender(sender);
+    node->sender = sender;
     return node;
   }
   static Node* NodeOf(const Entry* e) {
@@ -97,17 +216,29 @@ struct NodeAccess {
   static std::atomic<bool>& InPool(const Node* n) {
     return const_cast<Entry&>(n->entry()).tx.in_pool_;
   }
-  static std::uint32_t& FrontierPos(Node& n) { return n.entry().frontier_pos_; }
+  static std::uint32_t& FrontierHandle(Node& n) { return n.entry().frontier_handle_; }
   static void Destroy(const Entry* e) {
     Node* n = NodeOf(e);
+    Sender* s = n->sender;
+    void* mem = n;
+    if (e->tx.unordered) {
+      HeadLink& link = UnorderedLink(n);
+      mem = &link;
+      link.~HeadLink();
+    }
     const_cast<Entry*>(e)->~Entry();
     n->~Node();
-    ::operator delete(static_cast<void*>(n));
+    ::operator delete(mem);
+    UnrefSender(s);
   }
 };
 
 void DestroyEntry(const Entry* e) { NodeAccess::Destroy(e); }
 }  // namespace detail
+
+std::string_view EntryTx::sender() const {
+  return detail::NodeAccess::NodeOf(reinterpret_cast<const Entry*>(this))->sender->key();
+}
 
 namespace {
 
@@ -116,7 +247,7 @@ bool InPool(const Node* n, std::memory_order order) {
   return NodeAccess::InPool(n).load(order);
 }
 void SetInPool(const Node* n, bool v) { NodeAccess::InPool(n).store(v, std::memory_order_release); }
-std::uint32_t& FrontierPos(Node& n) { return NodeAccess::FrontierPos(n); }
+std::uint32_t& FrontierHandle(Node& n) { return NodeAccess::FrontierHandle(n); }
 EntryPtr Share(const Node* n) { return NodeAccess::Share(n); }
 
 // Reap order: priority descending, then arrival ascending (arrival is unique: a total order).
@@ -128,61 +259,107 @@ ReapKey KeyOf(const Node& n) { return {n.entry().tx.priority, n.entry().arrival}
 bool Before(const ReapKey& a, const ReapKey& b) {
   return a.priority != b.priority ? a.priority > b.priority : a.arrival < b.arrival;
 }
+// Compares HeadLinks (by their node's key) and counts the comparisons.
 struct ReapOrder {
-  bool operator()(const Node& a, const Node& b) const { return Before(KeyOf(a), KeyOf(b)); }
-  bool operator()(const ReapKey& a, const Node& b) const { return Before(a, KeyOf(b)); }
-  bool operator()(const Node& a, const ReapKey& b) const { return Before(KeyOf(a), b); }
+  std::uint64_t* count;
+  bool operator()(const HeadLink& a, const HeadLink& b) const {
+    ++*count;
+    return Before(KeyOf(*a.node), KeyOf(*b.node));
+  }
+  bool operator()(const ReapKey& a, const HeadLink& b) const {
+    ++*count;
+    return Before(a, KeyOf(*b.node));
+  }
+  bool operator()(const HeadLink& a, const ReapKey& b) const {
+    ++*count;
+    return Before(KeyOf(*a.node), b);
+  }
 };
 
-using HeadSet = bi::set<Node, bi::member_hook<Node, TreeHook, &Node::in_heads>,
+using HeadSet = bi::set<HeadLink, bi::member_hook<HeadLink, TreeHook, &HeadLink::hook>,
                         bi::compare<ReapOrder>, bi::constant_time_size<false>>;
 
-// The eviction frontier: a 4-ary min-heap in eviction order (lowest priority first, newest
-// first among equals) whose nodes know their position.
-class FrontierHeap {
+// A 4-ary min-heap ("first" = comes out first) of keyed items, any of which can be erased or
+// re-keyed through the handle Push returned. Items carry their key and handle; the position of
+// each handle and its owner are in dense arrays, so a sift reads and writes only the item array
+// and the position array (no owner is touched). Counts levels moved and comparisons.
+template <class Key, class Owner, class First>
+class IndexedHeap {
  public:
   struct Item {
-    ReapKey key;
-    Node* node;
+    Key key;
+    std::uint32_t handle;
   };
-  // Children per item: 4 halves the levels a sift walks (each a cache miss on the item and on the
-  // moved node's position at 1M txs) for a few more comparisons within one or two cache lines.
+  // Children per item: 4 halves the levels a sift walks (each a likely cache miss in a large
+  // pool) for a few more comparisons within one or two cache lines.
   static constexpr std::size_t kArity = 4;
-  // `a` is evicted before `b`: the reverse of reap order.
-  static bool EvictsBefore(const ReapKey& a, const ReapKey& b) { return Before(b, a); }
 
+  explicit IndexedHeap(WorkCounters* work) : work_(work) {}
+
+  bool empty() const { return items_.empty(); }
   const std::vector<Item>& items() const { return items_; }
-  void Push(Node& n) {
-    items_.push_back({KeyOf(n), &n});
+  Owner* OwnerAt(std::size_t i) const { return owners_[items_[i].handle]; }
+  const Key& KeyOf(std::uint32_t handle) const { return items_[pos_[handle]].key; }
+
+  std::uint32_t Push(Owner* owner, const Key& key) {
+    std::uint32_t h;
+    if (!free_.empty()) {
+      h = free_.back();
+      free_.pop_back();
+      owners_[h] = owner;
+    } else {
+      h = static_cast<std::uint32_t>(owners_.size());
+      owners_.push_back(owner);
+      pos_.push_back(0);
+    }
+    items_.push_back({key, h});
+    pos_[h] = static_cast<std::uint32_t>(items_.size() - 1);
     SiftUp(items_.size() - 1);
+    return h;
   }
-  void Erase(Node& n) {
-    const std::size_t i = FrontierPos(n);
-    FrontierPos(n) = kNotInFrontier;
-    Item last = items_.back();
+  void Erase(std::uint32_t handle) {
+    const std::size_t i = pos_[handle];
+    owners_[handle] = nullptr;
+    free_.push_back(handle);
+    const Item last = items_.back();
     items_.pop_back();
     if (i == items_.size()) return;
     Set(i, last);
     SiftUp(i);
-    SiftDown(FrontierPos(*last.node));
+    SiftDown(pos_[last.handle]);
+  }
+  // The handle now stands for `owner` with `key` (one sift instead of an erase and a push).
+  void Replace(std::uint32_t handle, Owner* owner, const Key& key) {
+    owners_[handle] = owner;
+    const std::size_t i = pos_[handle];
+    items_[i].key = key;
+    SiftUp(i);
+    SiftDown(pos_[handle]);
   }
   void Clear() {
-    for (Item& it : items_) FrontierPos(*it.node) = kNotInFrontier;
     items_.clear();
+    pos_.clear();
+    owners_.clear();
+    free_.clear();
   }
 
  private:
+  bool Less(const Key& a, const Key& b) const {
+    ++work_->heap_compares;
+    return First()(a, b);
+  }
   void Set(std::size_t i, const Item& it) {
     items_[i] = it;
-    FrontierPos(*it.node) = static_cast<std::uint32_t>(i);
+    pos_[it.handle] = static_cast<std::uint32_t>(i);
   }
   void SiftUp(std::size_t i) {
     const Item it = items_[i];
     while (i > 0) {
       const std::size_t parent = (i - 1) / kArity;
-      if (!EvictsBefore(it.key, items_[parent].key)) break;
+      if (!Less(it.key, items_[parent].key)) break;
       Set(i, items_[parent]);
       i = parent;
+      ++work_->heap_levels;
     }
     Set(i, it);
   }
@@ -192,63 +369,33 @@ class FrontierHeap {
     for (;;) {
       const std::size_t first = kArity * i + 1;
       if (first >= n) break;
+      // The grandchildren's block of the first child: usually where the next level looks.
+      __builtin_prefetch(items_.data() + std::min(kArity * first + 1, n - 1));
       std::size_t child = first;
       for (std::size_t c = first + 1; c < std::min(first + kArity, n); ++c) {
-        if (EvictsBefore(items_[c].key, items_[child].key)) child = c;
+        if (Less(items_[c].key, items_[child].key)) child = c;
       }
-      if (!EvictsBefore(items_[child].key, it.key)) break;
+      if (!Less(items_[child].key, it.key)) break;
       Set(i, items_[child]);
       i = child;
+      ++work_->heap_levels;
     }
     Set(i, it);
   }
 
+  WorkCounters* work_;
   std::vector<Item> items_;
-};
-using ArrivalList =
-    bi::list<Node, bi::member_hook<Node, bi::list_member_hook<>, &Node::by_arrival>,
-             bi::constant_time_size<false>>;
-
-struct Sender {
-  // The sender's address bytes follow the Sender in its allocation (MakeSender).
-  std::string_view key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
-  std::uint64_t id = 0;    // unique over the pool's lifetime (a reap tracks senders by it)
-  std::uint64_t base = 0;  // the committed sequence as last told; only moves forward
-  std::vector<Node*> ordered;    // by nonce; all >= base
-  // Its unordered txs by arrival; allocated on the first (most senders have none).
-  std::unique_ptr<std::vector<Node*>> unordered;
-  std::uint32_t ready = 0;       // ordered[0..ready) have nonces base, base+1, ...
-  std::uint16_t key_len = 0;
-  Node* head_linked = nullptr;   // the ordered node this sender has in `heads`
-  Node* tail_linked = nullptr;   // the ordered node this sender has in `frontier`
-  std::uint64_t mark = 0;        // RecheckOrder's visit stamp
-
-  std::size_t count() const { return ordered.size() + (unordered ? unordered->size() : 0); }
-  std::size_t parked() const { return ordered.size() - ready; }
-  // Index of `n` in `ordered` when it is ready, else npos.
-  std::size_t ReadyIndex(const Node& n) const {
-    if (ready == 0) return kNotReady;
-    const std::uint64_t i = n.tx().nonce - ordered.front()->tx().nonce;
-    return i < ready && ordered[i] == &n ? static_cast<std::size_t>(i) : kNotReady;
-  }
-  // Checks the last one first: appends and evictions (of tails) are the common cases, and each
-  // node looked at is a cache miss in a large pool.
-  std::vector<Node*>::const_iterator LowerBound(std::uint64_t nonce) const {
-    if (ordered.empty() || ordered.back()->tx().nonce < nonce) return ordered.end();
-    if (ordered.back()->tx().nonce == nonce) return ordered.end() - 1;
-    return std::lower_bound(ordered.begin(), ordered.end() - 1, nonce,
-                            [](const Node* n, std::uint64_t v) { return n->tx().nonce < v; });
-  }
-  Node* FindNonce(std::uint64_t nonce) const {
-    auto it = LowerBound(nonce);
-    return it != ordered.end() && (*it)->tx().nonce == nonce ? *it : nullptr;
-  }
+  std::vector<std::uint32_t> pos_;  // by handle: index in items_
+  std::vector<Owner*> owners_;      // by handle
+  std::vector<std::uint32_t> free_;  // handles not in use
 };
 
-void FreeSender(Sender* s) {
-  s->~Sender();
-  ::operator delete(static_cast<void*>(s));
-}
+// Eviction order: lowest priority first, newest first among equals (the reverse of reap order).
+struct EvictsFirst {
+  bool operator()(const ReapKey& a, const ReapKey& b) const { return Before(b, a); }
+};
+using FrontierHeap = IndexedHeap<ReapKey, Node, EvictsFirst>;
+using ExpiryHeap = IndexedHeap<std::uint64_t, Sender, std::less<std::uint64_t>>;
 
 std::uint64_t Load64(const std::uint8_t* p) {
   std::uint64_t v;
@@ -266,7 +413,6 @@ struct SenderByKey {
   static std::string_view KeyOf(const Sender* s) { return s->key(); }
   static std::uint64_t HashOf(std::string_view k) { return std::hash<std::string_view>()(k); }
 };
-
 // The reasons of the last `capacity` removals: a ring of records indexed by hash.
 class RecentRemovals {
  public:
@@ -288,6 +434,7 @@ class RecentRemovals {
     index_.Insert(rec);
   }
   void Forget(const Hash& hash) { index_.Erase(hash); }
+  void set_probe_counter(std::uint64_t* probes) { index_.set_probe_counter(probes); }
   std::optional<RemoveReason> Find(const Hash& hash) const {
     const Record* rec = index_.Find(hash);
     if (rec == nullptr) return std::nullopt;
@@ -373,37 +520,54 @@ const char* Name(RemoveReason reason) {
 
 using Removed = std::vector<std::pair<EntryPtr, RemoveReason>>;
 
+
 struct PriorityMempool::State {
   explicit State(const Config& c)
       : config(c),
+        ttl_on(c.ttl_blocks > 0 || c.ttl_nanos > 0),
         by_hash(RandomSeed()),
         senders(RandomSeed()),
-        recent(c.recent_removals, RandomSeed()) {}
+        heads(ReapOrder{&work.tree_compares}),
+        frontier(&work),
+        expiry(&work),
+        recent(c.recent_removals, RandomSeed()) {
+    by_hash.set_probe_counter(&work.index_probes);
+    senders.set_probe_counter(&work.index_probes);
+    recent.set_probe_counter(&work.index_probes);
+  }
 
   ~State() {
     heads.clear();
     frontier.Clear();
-    by_arrival.clear_and_dispose([](Node* n) {
-      SetInPool(n, false);
-      n->sender = nullptr;
-      EntryPtr release = NodeAccess::Adopt(n);  // frees the node unless someone still holds it
+    expiry.Clear();
+    senders.ForEach([](Sender* s) {
+      auto release = [s](Node* n) {
+        SetInPool(n, false);
+        EntryPtr ref = NodeAccess::Adopt(n);  // frees the node unless someone still holds it
+      };
+      for (Node* n : s->ordered) release(n);
+      if (s->unordered) {
+        for (Node* n : *s->unordered) release(n);
+      }
+      UnrefSender(s);
     });
-    senders.ForEach([](Sender* s) { FreeSender(s); });
   }
 
+  ReapOrder Order() { return ReapOrder{&work.tree_compares}; }
+
   const Config& config;
+  const bool ttl_on;  // maintain `expiry` only when a TTL is configured
+  WorkCounters work;
   FlatIndex<Node, NodeByHash> by_hash;
   FlatIndex<Sender, SenderByKey> senders;
-  ArrivalList by_arrival;
   HeadSet heads;
   FrontierHeap frontier;
+  ExpiryHeap expiry;
   RecentRemovals recent;
   std::size_t bytes = 0;
   std::size_t size = 0;
   std::size_t parked = 0;
   std::uint64_t next_arrival = 1;
-  std::uint64_t next_sender_id = 1;
-  std::uint64_t mark = 0;
   std::int64_t last_height = std::numeric_limits<std::int64_t>::min();
   std::int64_t last_time = std::numeric_limits<std::int64_t>::min();
   std::array<std::uint64_t, 6> rejected{};
@@ -413,34 +577,41 @@ struct PriorityMempool::State {
 
   Sender* GetOrCreateSender(std::string_view key) {
     if (Sender* s = senders.Find(key)) return s;
-    char* mem = static_cast<char*>(::operator new(sizeof(Sender) + key.size()));
-    auto* s = new (mem) Sender;
-    s->key_len = static_cast<std::uint16_t>(key.size());  // Insert rejects longer addresses
-    std::memcpy(mem + sizeof(Sender), key.data(), key.size());
-    s->id = next_sender_id++;
+    Sender* s = MakeSender(key);
     senders.Insert(s);
     return s;
   }
 
+  // Takes an empty sender out of the index and drops the index's reference (its record lives on
+  // while entries that name it are held).
   void DropIfEmpty(Sender* s) {
     if (s->count() != 0) return;
     senders.Erase(s->key());
-    FreeSender(s);
+    UnrefSender(s);
   }
 
   // Puts the sender's first ready ordered node in `heads` and its last ordered node in
   // `frontier`, taking out the ones it had there before.
   void Relink(Sender& s) {
     Node* head = s.ready > 0 ? s.ordered.front() : nullptr;
-    if (s.head_linked != head) {
-      if (s.head_linked != nullptr) heads.erase(heads.iterator_to(*s.head_linked));
-      if (head != nullptr) heads.insert(*head);
-      s.head_linked = head;
+    if (s.head.node != head) {
+      if (s.head.node != nullptr) heads.erase(heads.iterator_to(s.head));
+      s.head.node = head;
+      if (head != nullptr) heads.insert(s.head);
     }
     Node* tail = s.ordered.empty() ? nullptr : s.ordered.back();
     if (s.tail_linked != tail) {
-      if (s.tail_linked != nullptr) frontier.Erase(*s.tail_linked);
-      if (tail != nullptr) frontier.Push(*tail);
+      if (s.tail_linked != nullptr) {
+        const std::uint32_t h = std::exchange(FrontierHandle(*s.tail_linked), kNoHandle);
+        if (tail != nullptr) {
+          frontier.Replace(h, tail, KeyOf(*tail));
+          FrontierHandle(*tail) = h;
+        } else {
+          frontier.Erase(h);
+        }
+      } else if (tail != nullptr) {
+        FrontierHandle(*tail) = frontier.Push(tail, KeyOf(*tail));
+      }
       s.tail_linked = tail;
     }
   }
@@ -457,7 +628,17 @@ struct PriorityMempool::State {
   static void RecomputeReady(Sender& s) {
     std::size_t r = 0;
     while (r < s.ordered.size() && s.ordered[r]->tx().nonce - s.base == r) ++r;
-    s.ready = r;
+    s.ready = static_cast<std::uint32_t>(r);
+  }
+
+  // The arrival of the sender's oldest tx. O(s). REQUIRES: s.count() > 0.
+  static std::uint64_t OldestArrival(const Sender& s) {
+    std::uint64_t oldest = std::numeric_limits<std::uint64_t>::max();
+    for (const Node* n : s.ordered) oldest = std::min(oldest, n->entry().arrival);
+    if (s.unordered) {  // in arrival order
+      if (!s.unordered->empty()) oldest = std::min(oldest, s.unordered->front()->entry().arrival);
+    }
+    return oldest;
   }
 
   // --- removal ---
@@ -468,23 +649,27 @@ struct PriorityMempool::State {
     Sender& s = *n->sender;
     if (n->ordered()) {
       parked -= s.parked();
-      auto it = s.LowerBound(n->tx().nonce);
-      const auto pos = static_cast<std::size_t>(it - s.ordered.begin());
-      s.ordered.erase(it);
-      if (pos < s.ready) s.ready = pos;  // the later ones are parked now
+      const std::size_t pos = s.LowerBound(n->tx().nonce);
+      s.ordered.erase(pos);
+      if (pos < s.ready) s.ready = static_cast<std::uint32_t>(pos);  // the later ones are parked
       parked += s.parked();
       Relink(s);
     } else {
       s.unordered->erase(std::find(s.unordered->begin(), s.unordered->end(), n));
       if (s.unordered->empty()) s.unordered.reset();
-      heads.erase(heads.iterator_to(*n));
-      frontier.Erase(*n);
+      heads.erase(heads.iterator_to(UnorderedLink(n)));
+      frontier.Erase(std::exchange(FrontierHandle(*n), kNoHandle));
     }
-    by_arrival.erase(by_arrival.iterator_to(*n));
+    if (ttl_on && expiry.KeyOf(s.expiry) == n->entry().arrival) {  // it was the sender's oldest
+      if (s.count() == 0) {
+        expiry.Erase(std::exchange(s.expiry, kNoHandle));
+      } else {
+        expiry.Replace(s.expiry, &s, OldestArrival(s));
+      }
+    }
     by_hash.Erase(n->tx().hash);
     --size;
     bytes -= n->tx().bytes().size();
-    n->sender = nullptr;
     SetInPool(n, false);
     ++removed[static_cast<std::size_t>(reason)];
     recent.Add(n->tx().hash, reason);
@@ -507,25 +692,29 @@ struct PriorityMempool::State {
   void PurgeExpired(std::int64_t height, std::int64_t now, Removed& out) {
     const std::int64_t ttl_blocks = config.ttl_blocks;
     const std::int64_t ttl_nanos = config.ttl_nanos;
-    if (ttl_blocks <= 0 && ttl_nanos <= 0) return;
-    // Arrival order is also height and time order (Insert clamps both), so the expired
-    // entries are a prefix of the list.
-    while (!by_arrival.empty()) {
-      Node& n = by_arrival.front();
+    if (!ttl_on) return;
+    // Arrival order is also height and time order (Insert clamps both), so the expired entries
+    // are the oldest ones; the top of `expiry` is the sender of the oldest tx.
+    while (!expiry.empty()) {
+      Sender* s = expiry.OwnerAt(0);
+      const std::uint64_t oldest = expiry.items()[0].key;
+      Node* n = nullptr;
+      for (Node* o : s->ordered) {
+        if (o->entry().arrival == oldest) n = o;
+      }
+      if (n == nullptr) n = s->unordered->front();
       RemoveReason reason;
-      if (ttl_blocks > 0 && Exceeds(height, n.entry().arrival_height, ttl_blocks)) {
+      if (ttl_blocks > 0 && Exceeds(height, n->entry().arrival_height, ttl_blocks)) {
         reason = RemoveReason::kExpiredBlocks;
-      } else if (ttl_nanos > 0 && Exceeds(now, n.entry().arrival_time, ttl_nanos)) {
+      } else if (ttl_nanos > 0 && Exceeds(now, n->entry().arrival_time, ttl_nanos)) {
         reason = RemoveReason::kExpiredTime;
       } else {
         break;
       }
-      Sender* s = n.sender;
-      RemoveNode(&n, reason, out);
+      RemoveNode(n, reason, out);
       DropIfEmpty(s);
     }
   }
-
   // --- eviction planning ---
 
   struct EvictionPlan {
@@ -549,7 +738,8 @@ struct PriorityMempool::State {
     const std::vector<FrontierHeap::Item>& items = frontier.items();
     // std heaps put the greatest first: "greater" here is "evicted earlier".
     auto pos_later = [&](std::size_t a, std::size_t b) {
-      return FrontierHeap::EvictsBefore(items[b].key, items[a].key);
+      ++work.heap_compares;
+      return EvictsFirst()(items[b].key, items[a].key);
     };
     std::vector<std::size_t> positions;  // of the frontier heap, not yet taken
     if (!items.empty()) positions.push_back(0);
@@ -558,8 +748,9 @@ struct PriorityMempool::State {
       Node* node;
       std::size_t index;  // in its sender's `ordered` (ordered nodes only)
     };
-    auto cand_later = [](const Cand& a, const Cand& b) {
-      return FrontierHeap::EvictsBefore(b.key, a.key);
+    auto cand_later = [this](const Cand& a, const Cand& b) {
+      ++work.heap_compares;
+      return EvictsFirst()(b.key, a.key);
     };
     std::vector<Cand> preds;  // predecessors that became tails
     std::size_t freed_count = 0, freed_bytes = 0;
@@ -569,7 +760,7 @@ struct PriorityMempool::State {
       Cand c;
       if (!positions.empty() &&
           (preds.empty() ||
-           FrontierHeap::EvictsBefore(items[positions.front()].key, preds.front().key))) {
+           EvictsFirst()(items[positions.front()].key, preds.front().key))) {
         std::pop_heap(positions.begin(), positions.end(), pos_later);
         const std::size_t pos = positions.back();
         positions.pop_back();
@@ -579,7 +770,7 @@ struct PriorityMempool::State {
           positions.push_back(child);
           std::push_heap(positions.begin(), positions.end(), pos_later);
         }
-        Node* n = items[pos].node;
+        Node* n = frontier.OwnerAt(pos);
         c = {items[pos].key, n, n->ordered() ? n->sender->ordered.size() - 1 : 0};
       } else if (!preds.empty()) {
         std::pop_heap(preds.begin(), preds.end(), cand_later);
@@ -589,6 +780,7 @@ struct PriorityMempool::State {
         break;  // nothing else may be evicted
       }
       Node* n = c.node;
+      ++work.plan_steps;
       if (n == replaced) continue;  // goes anyway; its predecessors are the new tx's
       if (ordered && n->ordered() && n->sender == sender && n->tx().nonce < nonce) continue;
       if (n->tx().priority >= priority) blocked = true;
@@ -614,6 +806,7 @@ struct PriorityMempool::State {
   // --- reaping ---
 
   struct ReapSender {  // one reap's view of a sender's ordered txs
+    Sender* sender = nullptr;  // a counted reference: its address is not reused during the reap
     std::uint64_t last_nonce = 0;  // the last nonce put in a chunk
     bool any = false;
     bool dead = false;  // skipped, or a candidate vanished: offer nothing more of this sender
@@ -629,11 +822,22 @@ struct PriorityMempool::State {
     ReapKey last{};               // position in `heads`
     std::vector<Candidate> heap;  // successors unlocked by (speculatively) taken txs
     std::deque<ReapSender> states;  // stable addresses
-    std::unordered_map<std::uint64_t, ReapSender*> by_sender_id;  // looked up once per run
+    std::unordered_map<const Sender*, ReapSender*> by_sender;  // looked up once per run
 
-    ReapSender* StateOf(std::uint64_t sender_id) {
-      ReapSender*& rs = by_sender_id[sender_id];
-      if (rs == nullptr) rs = &states.emplace_back();
+    ReapCursor() = default;
+    ReapCursor(const ReapCursor&) = delete;
+    ReapCursor& operator=(const ReapCursor&) = delete;
+    ~ReapCursor() {
+      for (ReapSender& rs : states) UnrefSender(rs.sender);
+    }
+    // Under the pool's mutex.
+    ReapSender* StateOf(Sender* sender) {
+      ReapSender*& rs = by_sender[sender];
+      if (rs == nullptr) {
+        rs = &states.emplace_back();
+        RefSender(sender);
+        rs->sender = sender;
+      }
       return rs;
     }
   };
@@ -644,7 +848,7 @@ struct PriorityMempool::State {
   // Appends up to `n` candidates in reap order, assuming every one of them will be taken (a
   // kSkip only removes the sender's later txs, which does not change the order of the others).
   void FillChunk(ReapCursor& cur, std::size_t n, std::vector<Candidate>& out) {
-    auto it = cur.started ? heads.upper_bound(cur.last, ReapOrder()) : heads.begin();
+    auto it = cur.started ? heads.upper_bound(cur.last, Order()) : heads.begin();
     while (out.size() < n) {
       // Successors in the heap that vanished or were parked meanwhile end their sender's run.
       while (!cur.heap.empty()) {
@@ -659,12 +863,12 @@ struct PriorityMempool::State {
       }
       Candidate c;
       if (it != heads.end() &&
-          (cur.heap.empty() || Before(KeyOf(*it), cur.heap.front().key))) {
-        Node* node = &*it++;
+          (cur.heap.empty() || Before(KeyOf(*it->node), cur.heap.front().key))) {
+        Node* node = it->node;
+        ++it;
         cur.last = KeyOf(*node);
         cur.started = true;
-        c = {cur.last, Share(node), node,
-             node->ordered() ? cur.StateOf(node->sender->id) : nullptr};
+        c = {cur.last, Share(node), node, node->ordered() ? cur.StateOf(node->sender) : nullptr};
       } else if (!cur.heap.empty()) {
         std::pop_heap(cur.heap.begin(), cur.heap.end(), CandidateLater);
         c = std::move(cur.heap.back());
@@ -718,13 +922,19 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
       tx.sender.size() > std::numeric_limits<std::uint16_t>::max()) {  // what an Entry can hold
     return reject(RejectReason::kTooLarge, "tx or sender address too large for the mempool");
   }
+  // The lookups below are cache misses in a large pool: start them together. In a full pool the
+  // frontier's first entry is the likely victim: start loading its node too.
+  st.by_hash.Prefetch(tx.hash);
+  st.senders.Prefetch(tx.sender);
+  if (st.size >= config_.max_txs && !st.frontier.empty()) {
+    __builtin_prefetch(st.frontier.OwnerAt(0));
+  }
   const bool ordered = !tx.unordered;
   Sender* sender = st.senders.Find(tx.sender);
   std::vector<Node*> parked_before;  // for InsertResult::promoted
   std::uint64_t base = ordered ? base_nonce : 0;
   if (sender != nullptr && ordered) {
-    parked_before.assign(sender->ordered.begin() + static_cast<std::ptrdiff_t>(sender->ready),
-                         sender->ordered.end());
+    parked_before.assign(sender->ordered.begin() + sender->ready, sender->ordered.end());
     if (base_nonce > sender->base) {
       st.AdvanceBase(*sender, base_nonce, removed);
       for (auto& [e, reason] : removed) r.stale.push_back(e);
@@ -827,32 +1037,35 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   sender = st.GetOrCreateSender(tx.sender);
   if (ordered) sender->base = std::max(sender->base, base);
 
-  Node* node = NodeAccess::Make(tx);  // the pool's reference: handed over when it leaves
+  Node* node = NodeAccess::Make(tx, sender);  // the pool's reference: handed over when it leaves
   node->entry().arrival = st.next_arrival++;
   st.last_height = std::max(st.last_height, height);
   st.last_time = std::max(st.last_time, now_nanos);
   node->entry().arrival_height = st.last_height;
   node->entry().arrival_time = st.last_time;
-  node->sender = sender;
   SetInPool(node, true);
   st.by_hash.Insert(node);
-  st.by_arrival.push_back(*node);
+  // The newest tx: it is the sender's oldest only when the sender had none.
+  if (st.ttl_on && sender->expiry == kNoHandle) {
+    sender->expiry = st.expiry.Push(sender, node->entry().arrival);
+  }
   ++st.size;
   st.bytes += tx_bytes;
   st.recent.Forget(node->tx().hash);
   if (ordered) {
     Sender& s = *sender;
     st.parked -= s.parked();
-    auto pos = s.ordered.insert(s.LowerBound(node->tx().nonce), node);
-    if (static_cast<std::size_t>(pos - s.ordered.begin()) == s.ready) st.ExtendReady(s);
+    const std::size_t pos = s.LowerBound(node->tx().nonce);
+    s.ordered.insert(pos, node);
+    if (pos == s.ready) st.ExtendReady(s);
     st.parked += s.parked();
     st.Relink(s);
     r.parked = s.ReadyIndex(*node) == kNotReady;
   } else {
     if (!sender->unordered) sender->unordered = std::make_unique<std::vector<Node*>>();
     sender->unordered->push_back(node);
-    st.heads.insert(*node);
-    st.frontier.Push(*node);
+    st.heads.insert(UnorderedLink(node));
+    FrontierHandle(*node) = st.frontier.Push(node, KeyOf(*node));
   }
   collect_promoted(sender);
   r.ok = true;
@@ -921,8 +1134,8 @@ std::vector<std::pair<EntryPtr, RemoveReason>> PriorityMempool::PurgeExpired(
 }
 
 void PriorityMempool::Reap(const std::function<Verdict(const EntryPtr&)>& visit) const {
-  State::ReapCursor cur;
-  cur.by_sender_id.reserve(256);
+  State::ReapCursor cur;  // before `chunk`: the candidates' entries go first
+  cur.by_sender.reserve(256);
   std::vector<State::Candidate> chunk;
   std::size_t chunk_size = 16;
   for (;;) {
@@ -972,14 +1185,15 @@ std::vector<EntryPtr> PriorityMempool::RecheckOrder() const {
   std::lock_guard<std::mutex> lock(mu_);
   State& st = *state_;
   out.reserve(st.size);
-  const std::uint64_t mark = ++st.mark;
-  for (const Node& n : st.by_arrival) {
-    Sender& s = *n.sender;
-    if (s.mark == mark) continue;
-    s.mark = mark;
-    for (const Node* o : s.ordered) out.push_back(Share(o));
-    if (s.unordered) {
-      for (const Node* u : *s.unordered) out.push_back(Share(u));
+  // Senders by the arrival of their oldest tx (unique, so the order is deterministic).
+  std::vector<std::pair<std::uint64_t, const Sender*>> order;
+  order.reserve(st.senders.size());
+  st.senders.ForEach([&](const Sender* s) { order.emplace_back(State::OldestArrival(*s), s); });
+  std::sort(order.begin(), order.end());
+  for (const auto& [oldest, s] : order) {
+    for (const Node* o : s->ordered) out.push_back(Share(o));
+    if (s->unordered) {
+      for (const Node* u : *s->unordered) out.push_back(Share(u));
     }
   }
   return out;
@@ -1001,6 +1215,11 @@ Stats PriorityMempool::stats() const {
   s.rejected = st.rejected;
   s.removed = st.removed;
   return s;
+}
+
+WorkCounters PriorityMempool::work_counters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_->work;
 }
 
 }  // namespace kairos::mempool

@@ -62,8 +62,9 @@ void DestroyEntry(const Entry* e);  // frees the entry's allocation (priority_me
 struct NodeAccess;
 }  // namespace detail
 
-// The tx as the pool keeps it: the scalar fields of TxInfo, and the raw bytes and sender as
-// views into the entry's own allocation (valid as long as the entry is held).
+// The tx as the pool keeps it: the scalar fields of TxInfo, the raw bytes as a view into the
+// entry's own allocation, and the sender as a view into the sender record the entry holds a
+// reference to (both valid as long as the entry is held).
 struct EntryTx {
   Hash hash{};
   std::uint64_t nonce = 0;
@@ -71,18 +72,17 @@ struct EntryTx {
   std::uint64_t gas_wanted = 0;
   bool unordered = false;
   std::string_view bytes() const;
-  std::string_view sender() const;
+  std::string_view sender() const;  // in priority_mempool.cc
   TxInfo info() const;  // a copy, as the TxInfo it was inserted from
 
  private:
   friend struct detail::NodeAccess;
   std::atomic<bool> in_pool_{false};  // the pool's: written under its mutex, read by Reap
-  std::uint16_t sender_len_ = 0;
   std::uint32_t bytes_len_ = 0;
 };
 
 // Immutable once inserted. Made only by the pool, in one allocation with the pool's bookkeeping
-// and followed by the sender and tx bytes; shared through EntryPtr (reference counted), so an
+// and followed by the tx bytes; shared through EntryPtr (reference counted), so an
 // entry handed out stays valid after it leaves the pool.
 class Entry {
  public:
@@ -105,15 +105,12 @@ class Entry {
   const char* tail() const { return reinterpret_cast<const char*>(this + 1); }
 
   mutable std::atomic<std::uint32_t> refs_{1};
-  std::uint32_t frontier_pos_ = 0;  // the pool's
+  std::uint32_t frontier_handle_ = 0;  // the pool's
 };
 
 // `tx` is Entry's first member (checked where entries are made), so `this` is the entry's address.
-inline std::string_view EntryTx::sender() const {
-  return {reinterpret_cast<const Entry*>(this)->tail(), sender_len_};
-}
 inline std::string_view EntryTx::bytes() const {
-  return {reinterpret_cast<const Entry*>(this)->tail() + sender_len_, bytes_len_};
+  return {reinterpret_cast<const Entry*>(this)->tail(), bytes_len_};
 }
 
 inline TxInfo EntryTx::info() const {
@@ -231,6 +228,17 @@ struct Stats {
   std::array<std::uint64_t, 7> removed{};   // by RemoveReason (evictions, expiries, ... all here)
 };
 
+// Work done by the pool's indexes since it was made: a debug statistic, counted always (a few
+// increments under the mutex), so that the cost of an operation can be measured in steps that do
+// not depend on caches (mempool_bench reports them per eviction).
+struct WorkCounters {
+  std::uint64_t heap_levels = 0;    // levels items moved in the frontier / expiry heaps
+  std::uint64_t heap_compares = 0;  // key comparisons in those heaps
+  std::uint64_t tree_compares = 0;  // key comparisons in the ready-heads tree
+  std::uint64_t index_probes = 0;   // slots inspected in the hash indexes (tx, sender, removals)
+  std::uint64_t plan_steps = 0;     // frontier entries examined when planning evictions
+};
+
 enum class Verdict { kTake, kSkip, kStop };
 
 class PriorityMempool {
@@ -288,6 +296,7 @@ class PriorityMempool {
   // Forgotten when the same tx is inserted again.
   std::optional<RemoveReason> RemovalReasonOf(const Hash& hash) const;
   Stats stats() const;
+  WorkCounters work_counters() const;
   const Config& config() const { return config_; }
 
  private:
