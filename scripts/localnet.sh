@@ -17,10 +17,14 @@
 #                          p2p, rpc, abci (CometBFT's proxy_app -> that node's kairosd), prometheus
 #                          (off; its address is set); PORT+10i+4 is kept for kairosd's own metrics.
 #                          Kept in <dir>/base_port once created.
-#   KAIROS_LOCALNET_APP    kairos (default) or kvstore: the same 4 CometBFT validators with
-#                          CometBFT's built-in kvstore app (proxy_app = "kvstore", in process, no
-#                          kairosd, no accounts), the baseline of scripts/bench-localnet.sh. Its
-#                          directory defaults to ~/.kairos-localnet-kvstore; kept in <dir>/app.
+#   KAIROS_LOCALNET_APP    kairos (default), kvstore or kvstore-socket: the same 4 CometBFT
+#                          validators with CometBFT's built-in kvstore app, no kairosd and no
+#                          accounts (the baselines of scripts/bench-localnet.sh). kvstore runs in
+#                          CometBFT's process (proxy_app = "kvstore"); kvstore-socket runs it as
+#                          a process of its own beside each CometBFT (abci-cli kvstore on the abci
+#                          port, over the ABCI socket as kairosd is: log kvstore<i>.log). Their
+#                          directories default to ~/.kairos-localnet-<app>; kept in <dir>/app.
+#   ABCI_CLI               abci-cli for kvstore-socket (default .tools/bin/abci-cli)
 #   KAIROSD                kairosd binary (default build/release/app/kairosd, built with
 #                          scripts/build.sh release when missing or too old to have 'keys')
 #   COMETBFT               CometBFT v0.38.25 (default .tools/bin/cometbft, from scripts/setup.sh)
@@ -36,8 +40,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 APP=${KAIROS_LOCALNET_APP:-kairos}
 case "$APP" in
   kairos) DIR=${KAIROS_LOCALNET_DIR:-$HOME/.kairos-localnet} ;;
-  kvstore) DIR=${KAIROS_LOCALNET_DIR:-$HOME/.kairos-localnet-kvstore} ;;
-  *) echo "localnet: KAIROS_LOCALNET_APP must be kairos or kvstore, not '$APP'" >&2; exit 2 ;;
+  kvstore|kvstore-socket) DIR=${KAIROS_LOCALNET_DIR:-$HOME/.kairos-localnet-$APP} ;;
+  *) echo "localnet: KAIROS_LOCALNET_APP must be kairos, kvstore or kvstore-socket, not '$APP'" >&2
+     exit 2 ;;
 esac
 if [ -f "$DIR/app" ] && [ "$(cat "$DIR/app")" != "$APP" ]; then
   echo "localnet: $DIR holds a $(cat "$DIR/app") network, not $APP (set KAIROS_LOCALNET_APP or KAIROS_LOCALNET_DIR)" >&2
@@ -49,6 +54,7 @@ if [ -f "$DIR/base_port" ]; then  # the ports the network was created with
 fi
 KAIROSD=${KAIROSD:-}
 COMETBFT=${COMETBFT:-$ROOT/.tools/bin/cometbft}
+ABCI_CLI=${ABCI_CLI:-$ROOT/.tools/bin/abci-cli}
 export KAIROS_KEYRING_PASSPHRASE=${KAIROS_KEYRING_PASSPHRASE:-kairos-localnet}
 NODES=4
 ACCOUNTS=4
@@ -80,7 +86,8 @@ alive() {
 running() {
   local i
   for i in $(seq 0 $((NODES - 1))); do
-    if [ -n "$(live_pid "cometbft$i")" ] || [ -n "$(live_pid "kairosd$i")" ]; then return 0; fi
+    if [ -n "$(live_pid "cometbft$i")" ] || [ -n "$(live_pid "kairosd$i")" ] ||
+       [ -n "$(live_pid "kvstore$i")" ]; then return 0; fi
   done
   return 1
 }
@@ -89,7 +96,10 @@ running() {
 has_keys() { "$1" --help 2>/dev/null | grep -qE '^ +keys +'; }
 
 find_binaries() {
-  if [ "$APP" = kvstore ]; then
+  if [ "$APP" = kvstore-socket ]; then
+    [ -x "$ABCI_CLI" ] || die "abci-cli not found at $ABCI_CLI (run scripts/setup.sh or set ABCI_CLI)"
+  fi
+  if [ "$APP" != kairos ]; then
     [ -x "$COMETBFT" ] || die "cometbft not found at $COMETBFT (run scripts/setup.sh or set COMETBFT)"
     "$COMETBFT" version 2>/dev/null | grep -q '^0\.38\.' ||
       die "$COMETBFT is not CometBFT v0.38 ($("$COMETBFT" version 2>&1 | head -n 1))"
@@ -150,12 +160,12 @@ create() {
       consensus.timeout_precommit=300ms \
       consensus.timeout_precommit_delta=200ms \
       consensus.timeout_commit=300ms
-    [ "$APP" = kvstore ] || "$KAIROSD" --home "$tmp/node$i/kairos" init >/dev/null
+    [ "$APP" != kairos ] || "$KAIROSD" --home "$tmp/node$i/kairos" init >/dev/null
   done
   # The funded test accounts: keys in one keyring, coins in node0's genesis, copied to the others.
-  [ "$APP" = kvstore ] || "$KAIROSD" --home "$tmp/keyring" init >/dev/null
+  [ "$APP" != kairos ] || "$KAIROSD" --home "$tmp/keyring" init >/dev/null
   for i in $(seq 0 $((ACCOUNTS - 1))); do
-    [ "$APP" = kvstore ] && break
+    [ "$APP" != kairos ] && break
     local addr
     addr=$("$KAIROSD" --home "$tmp/keyring" keys add "user$i" --output json |
       python3 -c 'import json, sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])["address"])')
@@ -194,6 +204,21 @@ start_kairosd() {
   return 1
 }
 
+# abci-cli kvstore on node i's abci port (kvstore-socket), waiting until the port answers.
+start_kvstore() {
+  local i=$1 pid
+  setsid "$ABCI_CLI" kvstore --address "tcp://127.0.0.1:$(abci_port "$i")" --log_level error \
+    </dev/null >>"$DIR/logs/kvstore$i.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$DIR/pids/kvstore$i.pid"
+  for _ in $(seq 300); do
+    port_busy "$(abci_port "$i")" && return 0
+    alive "$pid" || { tail -n 20 "$DIR/logs/kvstore$i.log" >&2; return 1; }
+    sleep 0.1
+  done
+  return 1
+}
+
 start_cometbft() {
   setsid "$COMETBFT" start --home "$DIR/node$1" </dev/null >>"$DIR/logs/cometbft$1.log" 2>&1 &
   echo "$!" >"$DIR/pids/cometbft$1.pid"
@@ -219,6 +244,10 @@ start() {
     for i in $(seq 0 $((NODES - 1))); do
       start_kairosd "$i" || { stop; die "kairosd$i did not start"; }
     done
+  elif [ "$APP" = kvstore-socket ]; then
+    for i in $(seq 0 $((NODES - 1))); do
+      start_kvstore "$i" || { stop; die "kvstore$i (abci-cli) did not start"; }
+    done
   fi
   for i in $(seq 0 $((NODES - 1))); do start_cometbft "$i"; done
   sleep 1
@@ -228,7 +257,7 @@ start() {
   done
   echo "localnet: started 4 $APP validators in $DIR"
   for i in $(seq 0 $((NODES - 1))); do
-    if [ "$APP" = kairos ]; then
+    if [ "$APP" != kvstore ]; then
       echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  abci $(abci_port "$i")"
     else
       echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  (kvstore in process)"
@@ -244,7 +273,7 @@ node_index() {
 # kill -9 of node i's processes (both at once: a machine crash), pid files removed.
 kill_node() {
   local i=$1 name pid pids=()
-  for name in "cometbft$i" "kairosd$i"; do
+  for name in "cometbft$i" "kairosd$i" "kvstore$i"; do
     pid=$(live_pid "$name")
     if [ -n "$pid" ]; then
       kill -KILL "$pid" 2>/dev/null || true
@@ -264,11 +293,13 @@ kill_node() {
 start_node() {
   local i=$1
   find_binaries
-  if [ -n "$(live_pid "cometbft$i")" ] || [ -n "$(live_pid "kairosd$i")" ]; then
+  if [ -n "$(live_pid "cometbft$i")" ] || [ -n "$(live_pid "kairosd$i")" ] ||
+     [ -n "$(live_pid "kvstore$i")" ]; then
     die "node$i is running (kill-node $i first)"
   fi
   node_ports_free "$i"
   if [ "$APP" = kairos ]; then start_kairosd "$i" || die "kairosd$i did not start"; fi
+  if [ "$APP" = kvstore-socket ]; then start_kvstore "$i" || die "kvstore$i did not start"; fi
   start_cometbft "$i"
   sleep 0.5
   [ -n "$(live_pid "cometbft$i")" ] ||
@@ -307,6 +338,7 @@ stop() {
   [ -d "$DIR/pids" ] || { echo "localnet: nothing in $DIR"; return 0; }
   stop_all cometbft
   stop_all kairosd
+  stop_all kvstore
 }
 
 status() {
@@ -316,7 +348,7 @@ status() {
   for i in $(seq 0 $((NODES - 1))); do
     local c k
     c=$(live_pid "cometbft$i"); k=$(live_pid "kairosd$i")
-    [ "$APP" = kvstore ] && k="-"
+    [ "$APP" != kairos ] && k="-"
     printf '%-6s %-8s %-8s ' "node$i" "${c:-down}" "${k:-down}"
     python3 - "$(rpc_port "$i")" <<'EOF'
 import json, sys, urllib.request
