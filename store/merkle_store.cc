@@ -1,8 +1,10 @@
 #include "store/merkle_store.h"
 
 #include <algorithm>
+#include <functional>
 #include <filesystem>
-#include <set>
+#include <map>
+#include <unordered_set>
 #include <vector>
 
 #include <leveldb/cache.h>
@@ -21,13 +23,18 @@ namespace kairos::store {
 
 namespace {
 
+constexpr char kChangesetPrefix = 'C';
+constexpr char kCheckpointPrefix = 'K';
 constexpr char kPagePrefix = 'N';
 constexpr char kRootPrefix = 'R';
 constexpr char kValuePrefix = 'V';
-constexpr char kPreimagePrefix = 'P';
 constexpr char kStatePrefix = 'S';
-constexpr char kStalePrefix = 'X';
+constexpr char kStalePagePrefix = 'Y';   // on-disk pages a version replaced
 const std::string kLatestKey = "Mlatest";
+const std::string kFormatKey = "Mformat";
+// The on-disk layout. 1 (no marker): pages every version, P preimages, history-only V.
+// 2: changesets, checkpointed pages, every value in V with its key, leaf slots with versions.
+constexpr int kFormatVersion = 2;
 
 // Every read checks block checksums, so a corrupt table is reported, never served.
 leveldb::ReadOptions VerifiedRead() {
@@ -79,12 +86,6 @@ std::string ValueKey(const Hash& key_hash, Version v) {
   return k;
 }
 
-std::string HashKey(char prefix, const Hash& key_hash) {
-  std::string k(1, prefix);
-  k.append(AsView(key_hash));
-  return k;
-}
-
 std::string StateKey(std::string_view key) {
   std::string k(1, kStatePrefix);
   k.append(key);
@@ -96,6 +97,7 @@ std::string EncodeRoot(const Slot& root, const Hash& hash) {
   out.append(AsView(hash));
   if (root.kind == Slot::Kind::kLeaf) {
     out.append(AsView(root.key_hash));  // the hash is the leaf hash
+    AppendBE64(static_cast<std::uint64_t>(root.version), &out);
   } else if (root.kind == Slot::Kind::kPage) {
     AppendBE64(static_cast<std::uint64_t>(root.version), &out);
   }
@@ -111,8 +113,9 @@ bool DecodeRoot(std::string_view in, Slot* root, Hash* hash) {
   switch (kind) {
     case Slot::Kind::kEmpty: return in.empty();
     case Slot::Kind::kLeaf:
-      if (in.size() != 32) return false;
-      *root = Slot::LeafWithHash(HashFromView(in), *hash);
+      if (in.size() != 40) return false;
+      *root = Slot::LeafWithHash(HashFromView(in.substr(0, 32)), *hash,
+                                 static_cast<Version>(ReadBE64(in.substr(32))));
       return true;
     case Slot::Kind::kPage:
       if (in.size() != 8) return false;
@@ -126,47 +129,75 @@ bool DecodeRoot(std::string_view in, Slot* root, Hash* hash) {
 
 Hash RootHashOf(const Slot& root) { return root.kind == Slot::Kind::kEmpty ? kEmptyHash : root.hash; }
 
-// What a version made stale: database keys to delete once it leaves the kept window, and the key
-// hashes it deleted (their preimages go too, once no kept version holds them).
+// The on-disk pages a version replaced: deleted once it falls below the replay base (Y).
 struct StaleList {
   std::vector<std::string> keys;
-  std::vector<Hash> deleted_key_hashes;
 
   std::string Encode() const {
     std::string out;
-    AppendBE64(keys.size(), &out);
     for (const std::string& k : keys) {
-      AppendBE64(k.size(), &out);
+      out.push_back(static_cast<char>(k.size()));
       out.append(k);
     }
-    AppendBE64(deleted_key_hashes.size(), &out);
-    for (const Hash& h : deleted_key_hashes) out.append(AsView(h));
     return out;
   }
 
   static bool Decode(std::string_view in, StaleList* out) {
-    auto take = [&](std::size_t n, std::string_view* part) {
-      if (in.size() < n) return false;
-      *part = in.substr(0, n);
-      in.remove_prefix(n);
-      return true;
-    };
-    std::string_view part;
-    if (!take(8, &part)) return false;
-    for (std::uint64_t n = ReadBE64(part); n > 0; --n) {
-      if (!take(8, &part)) return false;
-      const std::uint64_t len = ReadBE64(part);
-      if (!take(len, &part)) return false;
-      out->keys.emplace_back(part);
+    while (!in.empty()) {
+      const auto len = static_cast<std::uint8_t>(in[0]);
+      if (in.size() < 1u + len) return false;
+      out->keys.emplace_back(in.substr(1, len));
+      in.remove_prefix(1u + len);
     }
-    if (!take(8, &part)) return false;
-    for (std::uint64_t n = ReadBE64(part); n > 0; --n) {
-      if (!take(32, &part)) return false;
-      out->deleted_key_hashes.push_back(HashFromView(part));
-    }
-    return in.empty();
+    return true;
   }
 };
+
+// A changeset entry: key hash, then 1 and the leaf hash, or 0 (deleted); then the version of
+// the value it replaced (0: none), as a varint. Replay needs the hashes; pruning the versions.
+void AppendChange(const KeyUpdate& u, Version previous, std::string* out) {
+  out->append(AsView(u.key_hash));
+  out->push_back(u.leaf_hash ? '\x01' : '\x00');
+  if (u.leaf_hash) out->append(AsView(*u.leaf_hash));
+  AppendVarint(static_cast<std::uint64_t>(previous), out);
+}
+
+bool DecodeChangeset(std::string_view in, std::vector<KeyUpdate>* out,
+                     std::vector<Version>* previous = nullptr) {
+  out->clear();
+  if (previous != nullptr) previous->clear();
+  while (!in.empty()) {
+    if (in.size() < 33) return false;
+    KeyUpdate u{HashFromView(in.substr(0, 32)), std::nullopt};
+    const char flag = in[32];
+    in.remove_prefix(33);
+    if (flag == 1) {
+      if (in.size() < 32) return false;
+      u.leaf_hash = HashFromView(in.substr(0, 32));
+      in.remove_prefix(32);
+    } else if (flag != 0) {
+      return false;
+    }
+    std::uint64_t prev = 0;
+    if (!ReadVarint(&in, &prev)) return false;
+    if (!out->empty() && !(out->back().key_hash < u.key_hash)) return false;
+    out->push_back(u);
+    if (previous != nullptr) previous->push_back(static_cast<Version>(prev));
+  }
+  return true;
+}
+
+// A V record: 1, varint key length, key, value; or 0 (a tombstone).
+
+bool DecodeValueRecord(std::string_view in, std::string_view* key, std::string_view* value) {
+  if (in.empty() || in[0] != 1) return false;
+  in.remove_prefix(1);
+  std::uint64_t len = 0;
+  if (!ReadVarint(&in, &len) || in.size() < len) return false;
+  *key = in.substr(0, len);
+  *value = in.substr(len);
+  return true;
+}
 
 Status FromLevelDb(const leveldb::Status& s, std::string_view context) {
   if (s.ok()) return Status::OK();
@@ -177,28 +208,51 @@ Status FromLevelDb(const leveldb::Status& s, std::string_view context) {
   return Status::IOError(msg);
 }
 
-// Iterates the flat latest-value table (S), stripping the prefix and the version.
+// Iterates the key index (S) in key order; each value is read from V at the version S names
+// (through the value cache), when asked for.
 class StateIterator final : public KvIterator {
  public:
-  StateIterator(leveldb::Iterator* it, std::string_view start, std::string_view end)
-      : it_(it), end_(end.empty() ? std::string(1, kStatePrefix + 1) : StateKey(end)) {
+  using Loader = std::function<Status(std::string_view key, Version version, std::string* value)>;
+  StateIterator(leveldb::Iterator* it, std::string_view start, std::string_view end, Loader load)
+      : it_(it), end_(end.empty() ? std::string(1, kStatePrefix + 1) : StateKey(end)),
+        load_(std::move(load)) {
     it_->Seek(StateKey(start));
   }
   bool Valid() const override {
-    return it_->Valid() && it_->key().compare(leveldb::Slice(end_)) < 0;
+    return status_.ok() && it_->Valid() && it_->key().compare(leveldb::Slice(end_)) < 0;
   }
   std::string_view key() const override {
     return {it_->key().data() + 1, it_->key().size() - 1};
   }
   std::string_view value() const override {
-    return {it_->value().data() + 8, it_->value().size() - 8};
+    if (!loaded_) {
+      if (it_->value().size() != 8) {
+        status_ = Status::Corruption("a state record is malformed");
+      } else {
+        status_ = load_(key(), static_cast<Version>(ReadBE64(std::string_view(
+                                   it_->value().data(), 8))),
+                        &value_);
+      }
+      loaded_ = true;
+    }
+    return value_;
   }
-  void Next() override { it_->Next(); }
-  Status status() const override { return FromLevelDb(it_->status(), "iterating state"); }
+  void Next() override {
+    it_->Next();
+    loaded_ = false;
+  }
+  Status status() const override {
+    if (!status_.ok()) return status_;
+    return FromLevelDb(it_->status(), "iterating state");
+  }
 
  private:
   std::unique_ptr<leveldb::Iterator> it_;
   std::string end_;
+  Loader load_;
+  mutable bool loaded_ = false;
+  mutable std::string value_;
+  mutable Status status_;
 };
 
 // The manifest CURRENT points to, or "".
@@ -285,9 +339,26 @@ struct MerkleStore::Staged {
   leveldb::WriteBatch batch;
   // The S records this version writes (nullopt: deleted), for the value cache at Commit.
   std::vector<std::pair<std::string, std::optional<std::string>>> state_records;
-  std::vector<std::pair<NibblePath, std::shared_ptr<const Page>>> new_pages;
+  TreeUpdate tree;
   Version new_earliest = 0;
   std::string commit_info;
+  std::size_t pending_written = 0;  // pages of pending_ this batch writes
+  bool pending_done = false;        // ... and with them its K record
+  bool started_done = false;        // the checkpoint this version begins is written whole
+};
+
+// A past version's tree rebuilt from a checkpoint: its pages above the base, over the disk.
+struct MerkleStore::Reconstruction final : PageReader {
+  const MerkleStore* store = nullptr;
+  Version version = 0;
+  Version base = 0;
+  Slot root;
+  PageMap pages;
+  Result<std::shared_ptr<const Page>> LoadPage(Version v, const NibblePath& path) const override {
+    if (v <= base) return store->LoadDiskPage(v, path);
+    if (auto it = pages.find(PageId{v, path}); it != pages.end()) return it->second;
+    return Status::Corruption("a replayed tree lacks its page at version " + std::to_string(v));
+  }
 };
 
 MerkleStore::MerkleStore(StoreOptions options, leveldb::DB* db, const leveldb::Cache* cache,
@@ -299,8 +370,9 @@ MerkleStore::~MerkleStore() {
 }
 
 Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& options) {
-  if (options.keep_recent < 0 || options.prune_interval < 1) {
-    return Status::InvalidArgument("keep_recent must be >= 0 and prune_interval >= 1");
+  if (options.keep_recent < 0 || options.prune_interval < 1 || options.checkpoint_interval < 1) {
+    return Status::InvalidArgument(
+        "keep_recent must be >= 0, prune_interval >= 1 and checkpoint_interval >= 1");
   }
   std::error_code ec;
   std::filesystem::create_directories(options.dir, ec);
@@ -336,6 +408,19 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
   leveldb::Status ls = store->db_->Get(VerifiedRead(), kLatestKey, &value);
   if (ls.IsNotFound()) return store;  // a new store: version 0, the empty tree
   if (!ls.ok()) return FromLevelDb(ls, "reading the latest version");
+  {
+    std::string format;
+    ls = store->db_->Get(VerifiedRead(), kFormatKey, &format);
+    if (!ls.ok() && !ls.IsNotFound()) return FromLevelDb(ls, "reading the store format");
+    if (!ls.ok() || format != std::to_string(kFormatVersion)) {
+      return Status::InvalidArgument(
+          "the store in " + options.dir + " has on-disk format " +
+          (ls.ok() ? format : std::string("1")) + ", and this build reads only format " +
+          std::to_string(kFormatVersion) +
+          " (no migration before the first release): reset the node home (delete its data "
+          "directory) and sync the chain again");
+    }
+  }
   if (value.size() != 40) return Status::Corruption("the latest-version record is malformed");
   const auto version = static_cast<Version>(ReadBE64(value));
   {
@@ -348,17 +433,20 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
     }
   }
   const Hash latest_hash = HashFromView(std::string_view(value).substr(8));
-  if (Status st = store->ReadRoot(version, &store->latest_); !st.ok()) return st;
-  // The root record, the latest marker and the root node must all agree.
+  RootRecord recorded;
+  if (Status st = store->ReadRoot(version, &recorded); !st.ok()) return st;
+  if (Status st = store->Recover(version); !st.ok()) return st;
+  // The root record, the latest marker and the replayed tree must all agree.
   Hash node_hash = RootHashOf(store->latest_.root);
   if (store->latest_.root.kind == Slot::Kind::kPage) {
     auto page = store->LoadPage(store->latest_.root.version, NibblePath());
     if (!page.ok()) return page.status();
-    node_hash = (*page)->hash();  // recomputed from the slots when the page was decoded
+    node_hash = (*page)->hash();  // recomputed from the slots when the page was decoded or built
   }
-  if (node_hash != store->latest_.hash || latest_hash != store->latest_.hash) {
+  if (node_hash != recorded.hash || latest_hash != recorded.hash) {
     return Status::Corruption("version " + std::to_string(version) +
-                              ": the stored root does not match the root node in " + options.dir);
+                              ": the stored root does not match the tree rebuilt from the "
+                              "checkpoint and changesets in " + options.dir);
   }
   ls = store->db_->Get(VerifiedRead(), kEarliestKey, &value);
   if (ls.ok() && value.size() == 8) {
@@ -367,6 +455,105 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
     return FromLevelDb(ls, "reading the earliest kept version");
   }
   return store;
+}
+
+Status MerkleStore::ReadChangeset(Version version, std::vector<KeyUpdate>* out) const {
+  std::string value;
+  const leveldb::Status s =
+      db_->Get(VerifiedRead(), VersionKey(kChangesetPrefix, version), &value);
+  if (!s.ok()) {
+    return FromLevelDb(s, "reading the changeset of version " + std::to_string(version));
+  }
+  if (!DecodeChangeset(value, out)) {
+    return Status::Corruption("the changeset of version " + std::to_string(version) +
+                              " is malformed");
+  }
+  return Status::OK();
+}
+
+Status MerkleStore::Recover(Version latest) {
+  // The durable checkpoints.
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));
+  const std::string kprefix(1, kCheckpointPrefix);
+  for (it->Seek(kprefix); it->Valid() && it->key().starts_with(kprefix); it->Next()) {
+    if (it->key().size() != 9) return Status::Corruption("a checkpoint record key is malformed");
+    RootRecord r;
+    r.version = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+    if (!DecodeRoot(std::string_view(it->value().data(), it->value().size()), &r.root, &r.hash)) {
+      return Status::Corruption("the checkpoint record of version " + std::to_string(r.version) +
+                                " is malformed");
+    }
+    checkpoints_[r.version] = r;
+  }
+  if (!it->status().ok()) return FromLevelDb(it->status(), "reading checkpoints");
+  if (!checkpoints_.empty()) {
+    latest_ = checkpoints_.rbegin()->second;
+    durable_ = last_started_ = latest_.version;
+  }
+  // Replay every changeset above it.
+  std::vector<KeyUpdate> updates;
+  const std::string cprefix(1, kChangesetPrefix);
+  for (it->Seek(VersionKey(kChangesetPrefix, durable_ + 1));
+       it->Valid() && it->key().starts_with(cprefix); it->Next()) {
+    const auto v = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+    if (v > latest) break;
+    if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates)) {
+      return Status::Corruption("the changeset of version " + std::to_string(v) + " is malformed");
+    }
+    TreeUpdate tree;
+    if (Status s = ApplyUpdates(*this, latest_.root, v, updates, &tree); !s.ok()) return s;
+    latest_.version = v;
+    latest_.root = tree.root;
+    latest_.hash = RootHashOf(tree.root);
+    // A checkpoint being written when the process stopped is written again from its start.
+    ApplyToMemory(v, tree, 0, false);
+  }
+  if (!it->status().ok()) return FromLevelDb(it->status(), "reading changesets");
+  if (latest_.version != latest) {
+    return Status::Corruption("the store in " + options_.dir + " is at version " +
+                              std::to_string(latest) + " but its changesets from checkpoint " +
+                              std::to_string(durable_) + " reach only version " +
+                              std::to_string(latest_.version));
+  }
+  return Status::OK();
+}
+
+void MerkleStore::ApplyToMemory(Version version, const TreeUpdate& tree, std::size_t shared,
+                                bool done) {
+  for (const auto& [v, path] : tree.stale_pages) {
+    if (v > last_started_) epoch_.erase(PageId{v, path});  // never to be written
+  }
+  for (const auto& [path, page] : tree.new_pages) epoch_[PageId{version, path}] = page;
+  if (pending_) {
+    pending_->written += shared;
+    std::advance(pending_->next, static_cast<std::ptrdiff_t>(shared));
+    if (done) {
+      MakeDurable(&*pending_);
+      pending_.reset();
+    }
+  }
+  if (version < last_started_ + options_.checkpoint_interval) return;
+  // A checkpoint begins: the pages it reaches that are not on disk are this epoch's (and, after
+  // a change of interval, those of an unfinished one).
+  PendingCheckpoint p;
+  p.root = latest_;
+  p.pages = std::move(epoch_);
+  epoch_ = PageMap();
+  if (pending_) p.pages.merge(pending_->pages);
+  p.next = p.pages.begin();
+  const std::size_t spread =
+      static_cast<std::size_t>(std::max<std::int64_t>(1, options_.checkpoint_interval - 1));
+  p.chunk = (p.pages.size() + spread - 1) / spread;
+  last_started_ = version;
+  pending_ = std::move(p);
+  pending_->next = pending_->pages.begin();  // (moving a map keeps iterators, but be plain)
+}
+
+void MerkleStore::MakeDurable(PendingCheckpoint* done) {
+  checkpoints_[done->root.version] = done->root;
+  durable_ = done->root.version;
+  written_ = std::move(done->pages);
+  done->pages = PageMap();
 }
 
 void MerkleStore::CachePage(Version version, const NibblePath& path,
@@ -384,9 +571,26 @@ void MerkleStore::CachePage(Version version, const NibblePath& path,
 
 Result<std::shared_ptr<const Page>> MerkleStore::LoadPage(Version version,
                                                           const NibblePath& path) const {
+  if (version > durable_) {
+    const PageMap& pages = version > last_started_ || !pending_ ? epoch_ : pending_->pages;
+    if (auto it = pages.find(PageId{version, path}); it != pages.end()) return it->second;
+    return Status::Corruption("the tree page at version " + std::to_string(version) + " depth " +
+                              std::to_string(path.size()) + " is missing from memory");
+  }
+  return LoadDiskPage(version, path);
+}
+
+Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
+                                                              const NibblePath& path) const {
   if (auto it = pages_.find(PageId{version, path}); it != pages_.end()) {
     lru_.splice(lru_.begin(), lru_, it->second.second);
     return it->second.first;
+  }
+  if (auto it = written_.find(PageId{version, path}); it != written_.end()) {
+    std::shared_ptr<const Page> page = std::move(it->second);
+    written_.erase(it);
+    CachePage(version, path, page);
+    return page;
   }
   std::string value;
   const leveldb::Status s = db_->Get(VerifiedRead(), PageKey(version, path), &value);
@@ -453,14 +657,37 @@ Status MerkleStore::ReadStateRecord(std::string_view key, std::string* record) c
     *record = *it->second.record;
     return Status::OK();
   }
-  const leveldb::Status s = db_->Get(VerifiedRead(), StateKey(key), record);
-  if (s.ok()) {
-    if (record->size() <= 8) return Status::Corruption("a state record is malformed");
-    CacheStateRecord(key, *record);
-    return Status::OK();
+  // S holds the version; the value is in V at that version.
+  std::string version;
+  leveldb::Status s = db_->Get(VerifiedRead(), StateKey(key), &version);
+  if (s.IsNotFound()) {
+    CacheStateRecord(key, std::nullopt);
+    return Status::NotFound("absent");
   }
-  if (s.IsNotFound()) CacheStateRecord(key, std::nullopt);
-  return FromLevelDb(s, "reading state");
+  if (!s.ok()) return FromLevelDb(s, "reading state");
+  if (version.size() != 8) return Status::Corruption("a state record is malformed");
+  const auto v = static_cast<Version>(ReadBE64(version));
+  if (Status st = ReadValueRecord(key, v, record); !st.ok()) return st;
+  record->insert(0, version);
+  CacheStateRecord(key, *record);
+  return Status::OK();
+}
+
+Status MerkleStore::ReadValueRecord(std::string_view key, Version version,
+                                    std::string* value) const {
+  std::string raw;
+  const leveldb::Status s = db_->Get(VerifiedRead(), ValueKey(Sha256Of(key), version), &raw);
+  if (!s.ok()) {
+    return Status::Corruption("the value of a key written at version " + std::to_string(version) +
+                              " is missing: " + s.ToString());
+  }
+  std::string_view k, v;
+  if (!DecodeValueRecord(raw, &k, &v) || k != key) {
+    return Status::Corruption("the value record of a key written at version " +
+                              std::to_string(version) + " is malformed");
+  }
+  value->assign(v);
+  return Status::OK();
 }
 
 Status MerkleStore::Get(std::string_view key, std::string* value) const {
@@ -472,7 +699,17 @@ Status MerkleStore::Get(std::string_view key, std::string* value) const {
 
 std::unique_ptr<KvIterator> MerkleStore::Iterate(std::string_view start,
                                                  std::string_view end) const {
-  return std::make_unique<StateIterator>(db_->NewIterator(VerifiedRead()), start, end);
+  return std::make_unique<StateIterator>(
+      db_->NewIterator(VerifiedRead()), start, end,
+      [this](std::string_view key, Version version, std::string* value) {
+        if (auto it = values_.find(key); it != values_.end() && it->second.record &&
+                                         ReadBE64(*it->second.record) ==
+                                             static_cast<std::uint64_t>(version)) {
+          value->assign(*it->second.record, 8);
+          return Status::OK();
+        }
+        return ReadValueRecord(key, version, value);
+      });
 }
 
 Status MerkleStore::CheckVersion(Version version) const {
@@ -492,8 +729,8 @@ Status MerkleStore::CheckVersion(Version version) const {
 
 Status MerkleStore::ReadValueAt(Version version, std::string_view key, const Hash& key_hash,
                                 std::string* value) const {
-  // The latest value lives in S; V holds the values it replaced (and deletion tombstones),
-  // each under the version it was written at.
+  // The latest value is also in S (and the value cache); V holds every value under the version
+  // it was written at, and deletion tombstones.
   std::string raw;
   const Status s = ReadStateRecord(key, &raw);
   if (s.ok()) {
@@ -513,10 +750,13 @@ Status MerkleStore::ReadValueAt(Version version, std::string_view key, const Has
     if (!it->status().ok()) return FromLevelDb(it->status(), "reading a versioned value");
     return Status::NotFound("absent at version " + std::to_string(version));
   }
-  const leveldb::Slice v = it->value();
-  if (v.empty()) return Status::Corruption("a versioned value record is empty");
-  if (v[0] == 0) return Status::NotFound("deleted at or before version " + std::to_string(version));
-  value->assign(v.data() + 1, v.size() - 1);
+  const std::string_view record(it->value().data(), it->value().size());
+  if (!record.empty() && record[0] == 0) {
+    return Status::NotFound("deleted at or before version " + std::to_string(version));
+  }
+  std::string_view k, v;
+  if (!DecodeValueRecord(record, &k, &v)) return Status::Corruption("a value record is malformed");
+  value->assign(v);
   return Status::OK();
 }
 
@@ -525,39 +765,109 @@ Status MerkleStore::GetAt(Version version, std::string_view key, std::string* va
   return ReadValueAt(version, key, Sha256Of(key), value);
 }
 
-Status MerkleStore::ReadProofLeaf(Version version, const LeafPath& path,
-                                  ExistenceProof* out) const {
-  std::string key;
-  leveldb::Status s = db_->Get(VerifiedRead(), HashKey(kPreimagePrefix, path.key_hash), &key);
-  if (!s.ok()) return FromLevelDb(s, "reading a key preimage");
-  if (Status st = ReadValueAt(version, key, path.key_hash, &out->value); !st.ok()) {
-    return Status::Corruption("a leaf of version " + std::to_string(version) +
-                              " has no value: " + st.message());
+Status MerkleStore::ReadProofLeaf(const LeafPath& path, ExistenceProof* out) const {
+  // The leaf slot says which version wrote the value: one exact read gives key and value.
+  std::string record;
+  const leveldb::Status s =
+      db_->Get(VerifiedRead(), ValueKey(path.key_hash, path.leaf_version), &record);
+  if (!s.ok()) {
+    return Status::Corruption("a leaf written at version " + std::to_string(path.leaf_version) +
+                              " has no value: " + s.ToString());
   }
-  if (LeafHash(path.key_hash, Sha256Of(out->value)) != path.leaf_hash) {
+  std::string_view key, value;
+  if (!DecodeValueRecord(record, &key, &value)) {
+    return Status::Corruption("a leaf's value record is malformed or a tombstone");
+  }
+  if (LeafHash(path.key_hash, Sha256Of(value)) != path.leaf_hash ||
+      Sha256Of(key) != path.key_hash) {
     return Status::Corruption("a stored value does not match its leaf");
   }
-  out->key = std::move(key);
+  out->key.assign(key);
+  out->value.assign(value);
   out->path = path;
+  return Status::OK();
+}
+
+Status MerkleStore::TreeAt(Version version, const PageReader** reader, Slot* root) const {
+  if (version == latest_.version) {
+    *reader = this;
+    *root = latest_.root;
+    return Status::OK();
+  }
+  if (auto it = checkpoints_.find(version); it != checkpoints_.end()) {
+    *reader = this;  // every page of a durable checkpoint is on disk, below durable_
+    *root = it->second.root;
+    return Status::OK();
+  }
+  if (!reconstruction_ || reconstruction_->version != version) {
+    auto r = std::make_unique<Reconstruction>();
+    r->store = this;
+    auto base = checkpoints_.upper_bound(version);
+    if (base != checkpoints_.begin()) {
+      --base;
+      r->base = base->first;
+      r->root = base->second.root;
+    }
+    // Replay from the cached reconstruction when it lies between the base and the target.
+    if (reconstruction_ && reconstruction_->base == r->base &&
+        reconstruction_->version < version) {
+      r = std::move(reconstruction_);
+    }
+    std::vector<KeyUpdate> updates;
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));
+    const std::string cprefix(1, kChangesetPrefix);
+    const Version from = std::max(r->base, r->version) + 1;
+    Version reached = std::max(r->base, r->version);
+    for (it->Seek(VersionKey(kChangesetPrefix, from));
+         it->Valid() && it->key().starts_with(cprefix); it->Next()) {
+      const auto v = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+      if (v > version) break;
+      if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates)) {
+        return Status::Corruption("the changeset of version " + std::to_string(v) +
+                                  " is malformed");
+      }
+      TreeUpdate tree;
+      if (Status s = ApplyUpdates(*r, r->root, v, updates, &tree); !s.ok()) return s;
+      r->root = tree.root;
+      for (const auto& [sv, path] : tree.stale_pages) {
+        if (sv > r->base) r->pages.erase(PageId{sv, path});
+      }
+      for (auto& [path, page] : tree.new_pages) r->pages[PageId{v, path}] = std::move(page);
+      reached = v;
+    }
+    if (!it->status().ok()) return FromLevelDb(it->status(), "reading changesets");
+    r->version = version;
+    RootRecord want;
+    if (Status s = ReadRoot(version, &want); !s.ok()) return s;
+    if (reached > version || RootHashOf(r->root) != want.hash) {
+      return Status::Corruption("version " + std::to_string(version) +
+                                ": the tree replayed from checkpoint " + std::to_string(r->base) +
+                                " does not match the stored root");
+    }
+    reconstruction_ = std::move(r);
+  }
+  *reader = reconstruction_.get();
+  *root = reconstruction_->root;
   return Status::OK();
 }
 
 Status MerkleStore::Prove(Version version, std::string_view key, KeyProof* out) const {
   if (Status s = CheckVersion(version); !s.ok()) return s;
-  RootRecord root;
-  if (Status s = ReadRoot(version, &root); !s.ok()) return s;
-  if (root.root.empty()) {
+  const PageReader* reader = nullptr;
+  Slot root;
+  if (Status s = TreeAt(version, &reader, &root); !s.ok()) return s;
+  if (root.empty()) {
     return Status::InvalidArgument("the tree at version " + std::to_string(version) +
                                    " is empty: ICS-23 cannot prove absence in an empty tree");
   }
   TreeLookup lookup;
   const Hash key_hash = Sha256Of(key);
-  if (Status s = Lookup(*this, root.root, key_hash, &lookup); !s.ok()) return s;
+  if (Status s = Lookup(*reader, root, key_hash, &lookup); !s.ok()) return s;
   *out = KeyProof{};
   auto fill = [&](const std::optional<LeafPath>& path, std::optional<ExistenceProof>* dest) {
     if (!path) return Status::OK();
     dest->emplace();
-    return ReadProofLeaf(version, *path, &**dest);
+    return ReadProofLeaf(*path, &**dest);
   };
   if (Status s = fill(lookup.found, &out->exist); !s.ok()) return s;
   if (Status s = fill(lookup.left, &out->left); !s.ok()) return s;
@@ -569,53 +879,55 @@ Status MerkleStore::AddPruning(Version version, void* batch_ptr) {
   if (options_.keep_recent == 0 || version % options_.prune_interval != 0) return Status::OK();
   const Version keep_from = version - options_.keep_recent + 1;
   if (keep_from <= earliest_) return Status::OK();
-
-  // Everything made stale at a version <= keep_from is reachable only from pruned versions.
-  std::set<std::string, std::less<>> deleted;
-  std::vector<Hash> candidates;
+  // The replay base: the newest durable checkpoint at or below the oldest kept version. It and
+  // everything above it stay (its pages, the changesets after it).
+  Version base = 0;
+  if (auto it = checkpoints_.upper_bound(keep_from); it != checkpoints_.begin()) {
+    base = std::prev(it)->first;
+  }
   std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));
-  const std::string stop = VersionKey(kStalePrefix, keep_from + 1);
-  for (it->Seek(std::string(1, kStalePrefix)); it->Valid() && it->key().compare(stop) < 0;
+  // Value records replaced at a version <= keep_from are readable only from pruned versions:
+  // the changesets of (earliest, keep_from] name them (the values they replaced, and their
+  // tombstones).
+  std::vector<KeyUpdate> updates;
+  std::vector<Version> previous;
+  const std::string values_end = VersionKey(kChangesetPrefix, keep_from + 1);
+  for (it->Seek(VersionKey(kChangesetPrefix, earliest_ + 1));
+       it->Valid() && it->key().compare(values_end) < 0; it->Next()) {
+    const auto w = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+    if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates,
+                         &previous)) {
+      return Status::Corruption("the changeset of version " + std::to_string(w) +
+                                " is malformed");
+    }
+    for (std::size_t i = 0; i < updates.size(); ++i) {
+      if (previous[i] > 0) batch->Delete(ValueKey(updates[i].key_hash, previous[i]));
+      if (!updates[i].leaf_hash) batch->Delete(ValueKey(updates[i].key_hash, w));
+    }
+  }
+  if (!it->status().ok()) return FromLevelDb(it->status(), "scanning changesets");
+  // Pages replaced at a version <= base are reachable only from checkpoints below the base.
+  const std::string pages_end = VersionKey(kStalePagePrefix, base + 1);
+  for (it->Seek(std::string(1, kStalePagePrefix)); it->Valid() && it->key().compare(pages_end) < 0;
        it->Next()) {
     StaleList stale;
     if (!StaleList::Decode(std::string_view(it->value().data(), it->value().size()), &stale)) {
-      return Status::Corruption("a stale-node record is malformed");
+      return Status::Corruption("a stale-page list is malformed");
     }
-    for (std::string& k : stale.keys) {
-      batch->Delete(k);
-      deleted.insert(std::move(k));
-    }
-    candidates.insert(candidates.end(), stale.deleted_key_hashes.begin(),
-                      stale.deleted_key_hashes.end());
+    for (const std::string& k : stale.keys) batch->Delete(k);
     batch->Delete(it->key());
   }
-  if (!it->status().ok()) return FromLevelDb(it->status(), "scanning stale records");
-  // Roots of the versions that leave the window.
-  const std::string root_stop = VersionKey(kRootPrefix, keep_from);
-  for (it->Seek(std::string(1, kRootPrefix)); it->Valid() && it->key().compare(root_stop) < 0;
-       it->Next()) {
-    batch->Delete(it->key());
-  }
-  // A deleted key's preimage goes once no kept version holds the key: it was not re-created
-  // (no S record) and none of its versioned values survives.
-  std::string key, ignored;
-  for (const Hash& kh : candidates) {
-    const std::string preimage = HashKey(kPreimagePrefix, kh);
-    leveldb::Status ps = db_->Get(VerifiedRead(), preimage, &key);
-    if (ps.IsNotFound()) continue;
-    if (!ps.ok()) return FromLevelDb(ps, "reading a key preimage");
-    ps = db_->Get(VerifiedRead(), StateKey(key), &ignored);
-    if (ps.ok()) continue;
-    if (!ps.IsNotFound()) return FromLevelDb(ps, "reading state");
-    const std::string prefix = HashKey(kValuePrefix, kh);
-    bool survives = false;
-    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-      if (deleted.find(std::string_view(it->key().data(), it->key().size())) == deleted.end()) {
-        survives = true;
-        break;
-      }
+  if (!it->status().ok()) return FromLevelDb(it->status(), "scanning stale pages");
+  // Roots of the versions that leave the window, changesets at or below the base, and
+  // checkpoints below it.
+  for (const auto& [prefix, stop] : {std::pair{kRootPrefix, keep_from},
+                                     std::pair{kChangesetPrefix, base + 1},
+                                     std::pair{kCheckpointPrefix, base}}) {
+    const std::string end = VersionKey(prefix, stop);
+    for (it->Seek(std::string(1, prefix)); it->Valid() && it->key().compare(end) < 0; it->Next()) {
+      batch->Delete(it->key());
     }
-    if (!survives) batch->Delete(preimage);
+    if (!it->status().ok()) return FromLevelDb(it->status(), "scanning pruned records");
   }
   std::string e;
   AppendBE64(static_cast<std::uint64_t>(keep_from), &e);
@@ -641,8 +953,6 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     AppendBE64(static_cast<std::uint64_t>(version), &e);
     batch.Put(kEarliestKey, e);
   } else if (Status s = AddPruning(version, &batch); !s.ok()) {
-    // Pruning goes first: a key re-created in this version must not lose the preimage it
-    // re-writes.
     staged_.reset();
     return s;
   }
@@ -651,90 +961,109 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     const std::string* key;
     const std::string* value;  // nullptr: delete
     Hash key_hash;
-    std::optional<Version> previous;  // the version of the value it replaces, if any
-    std::string previous_value;
   };
   std::vector<Change> work;
   work.reserve(changes.size());
-  std::string current;
   for (const auto& [key, value] : changes) {
     const std::string_view value_view = value ? std::string_view(*value) : std::string_view();
     if (Status s = options_.limits.Check(key, value ? &value_view : nullptr); !s.ok()) {
       staged_.reset();
       return s;
     }
-    std::optional<Version> previous;
-    const Status s = ReadStateRecord(key, &current);
-    if (s.ok()) {
-      if (value && std::string_view(current).substr(8) == *value) continue;  // unchanged
-      previous = static_cast<Version>(ReadBE64(current));
-      current.erase(0, 8);
-    } else if (s.IsNotFound()) {
-      if (!value) continue;  // deleting an absent key
-    } else {
-      staged_.reset();
-      return s;
-    }
-    work.push_back({&key, value ? &*value : nullptr, Sha256Of(key), previous,
-                    previous ? std::move(current) : std::string()});
+    work.push_back({&key, value ? &*value : nullptr, Sha256Of(key)});
   }
   std::sort(work.begin(), work.end(),
             [](const Change& a, const Change& b) { return a.key_hash < b.key_hash; });
-
   std::vector<KeyUpdate> updates;
   updates.reserve(work.size());
   for (const Change& c : work) {
-    updates.push_back({c.key_hash, c.value ? std::optional<Hash>(Sha256Of(*c.value)) : std::nullopt});
+    updates.push_back({c.key_hash, c.value ? std::optional<Hash>(LeafHash(c.key_hash, Sha256Of(*c.value)))
+                                           : std::nullopt});
   }
-  TreeUpdate tree;
+  TreeUpdate& tree = staged_->tree;
   if (Status s = ApplyUpdates(*this, latest_.root, version, updates, &tree); !s.ok()) {
     staged_.reset();
     return s;
   }
 
-  StaleList stale;
-  for (const auto& [v, path] : tree.stale_pages) stale.keys.push_back(PageKey(v, path));
-  for (const auto& [path, page] : tree.new_pages) batch.Put(PageKey(version, path), page->Encode());
-  std::string record;
-  for (const Change& c : work) {
-    if (c.previous) {
-      // The replaced value becomes history: readable at versions [previous, version) until
-      // `version` leaves the kept window.
-      const std::string old_key = ValueKey(c.key_hash, *c.previous);
-      record.assign(1, '\x01');
-      record.append(c.previous_value);
-      batch.Put(old_key, record);
-      stale.keys.push_back(old_key);
-    }
+  // Values, the changeset, and the pages this version makes stale.
+  StaleList stale_pages;
+  std::string changeset, record;
+  changeset.reserve(updates.size() * 65);
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const Change& c = work[i];
+    const Version previous = tree.outcomes[i];
+    if (previous == kNoop) continue;  // the same value again, or deleting an absent key
+    AppendChange(updates[i], previous, &changeset);
+    const std::string value_key = ValueKey(c.key_hash, version);
     if (c.value) {
+      record.assign(1, '\x01');
+      AppendVarint(c.key->size(), &record);
+      record.append(*c.key);
+      record.append(*c.value);
+      batch.Put(value_key, record);
       record.clear();
       AppendBE64(static_cast<std::uint64_t>(version), &record);
+      batch.Put(StateKey(*c.key), record);  // the version only: the value is in V
       record.append(*c.value);
-      batch.Put(StateKey(*c.key), record);
       staged_->state_records.emplace_back(*c.key, record);
-      if (!c.previous) batch.Put(HashKey(kPreimagePrefix, c.key_hash), *c.key);
     } else {
+      // A tombstone: absent from `version` on. Needed only until `version` is pruned.
+      batch.Put(value_key, std::string(1, '\x00'));
       batch.Delete(StateKey(*c.key));
       staged_->state_records.emplace_back(*c.key, std::nullopt);
-      // A tombstone: absent from `version` on. Needed only until `version` is pruned.
-      const std::string tombstone = ValueKey(c.key_hash, version);
-      batch.Put(tombstone, std::string(1, '\x00'));
-      stale.keys.push_back(tombstone);
-      stale.deleted_key_hashes.push_back(c.key_hash);
     }
+    // The replaced value stays readable at versions [previous, version): pruning finds it
+    // through this changeset.
   }
-  if (!stale.keys.empty()) batch.Put(VersionKey(kStalePrefix, version), stale.Encode());
+  // A replaced page is on disk when the checkpoint begun last (the latest one before this
+  // version) could reach it: made at or below that checkpoint and alive after it.
+  for (const auto& [v, path] : tree.stale_pages) {
+    if (v <= last_started_) stale_pages.keys.push_back(PageKey(v, path));
+  }
+  if (!stale_pages.keys.empty()) batch.Put(VersionKey(kStalePagePrefix, version), stale_pages.Encode());
+  batch.Put(VersionKey(kChangesetPrefix, version), changeset);
 
   staged_->root.version = version;
   staged_->root.root = tree.root;
   staged_->root.hash = RootHashOf(tree.root);
-  staged_->new_pages = std::move(tree.new_pages);
-  batch.Put(VersionKey(kRootPrefix, version), EncodeRoot(tree.root, staged_->root.hash));
+  const std::string root_record = EncodeRoot(tree.root, staged_->root.hash);
+  batch.Put(VersionKey(kRootPrefix, version), root_record);
+
+  // Checkpoints: a share of the pending one's pages (all that is left when a new one begins
+  // here). With an interval of 1, a checkpoint's pages go in its own batch.
+  const bool begins = version >= last_started_ + options_.checkpoint_interval;
+  if (pending_) {
+    const std::size_t left = pending_->pages.size() - pending_->written;
+    const std::size_t n = begins ? left : std::min(left, pending_->chunk);
+    auto it = pending_->next;
+    for (std::size_t i = 0; i < n; ++i, ++it) {
+      batch.Put(PageKey(it->first.version, it->first.path), it->second->Encode());
+    }
+    staged_->pending_written = n;
+    if (n == left) {
+      staged_->pending_done = true;
+      batch.Put(VersionKey(kCheckpointPrefix, pending_->root.version),
+                EncodeRoot(pending_->root.root, pending_->root.hash));
+    }
+  }
+  if (begins && options_.checkpoint_interval <= 1) {
+    std::unordered_set<PageId, PageIdHash> stale;
+    for (const auto& [v, path] : tree.stale_pages) stale.insert(PageId{v, path});
+    for (const auto& [id, page] : epoch_) {
+      if (!stale.contains(id)) batch.Put(PageKey(id.version, id.path), page->Encode());
+    }
+    for (const auto& [path, page] : tree.new_pages) batch.Put(PageKey(version, path), page->Encode());
+    batch.Put(VersionKey(kCheckpointPrefix, version), root_record);
+    staged_->started_done = true;
+  }
+
   std::string latest;
   AppendBE64(static_cast<std::uint64_t>(version), &latest);
   latest.append(AsView(staged_->root.hash));
   batch.Put(kLatestKey, latest);
   batch.Put(kCommitInfoKey, commit_info);
+  batch.Put(kFormatKey, std::to_string(kFormatVersion));
   staged_->commit_info = std::move(commit_info);
   return staged_->root.hash;
 }
@@ -747,12 +1076,21 @@ Status MerkleStore::Commit() {
   if (!s.ok()) {
     return FromLevelDb(s, "committing version " + std::to_string(staged_->root.version));
   }
+  const Version version = staged_->root.version;
   latest_ = staged_->root;
   earliest_ = staged_->new_earliest;
   commit_info_ = std::move(staged_->commit_info);
-  for (auto& [path, page] : staged_->new_pages) {
-    CachePage(latest_.version, path, std::move(page));
+  ApplyToMemory(version, staged_->tree, staged_->pending_written, staged_->pending_done);
+  if (staged_->started_done) {
+    MakeDurable(&*pending_);
+    pending_.reset();
   }
+  // Checkpoints below the pruning base are gone from disk.
+  if (earliest_ > 0) {
+    auto keep = checkpoints_.upper_bound(earliest_);
+    if (keep != checkpoints_.begin()) checkpoints_.erase(checkpoints_.begin(), std::prev(keep));
+  }
+  if (reconstruction_ && reconstruction_->version < earliest_) reconstruction_.reset();
   for (auto& [key, record] : staged_->state_records) CacheStateRecord(key, std::move(record));
   staged_.reset();
   return Status::OK();

@@ -1,26 +1,38 @@
 // MerkleStore: the versioned, authenticated key-value store behind the app hash.
 //
 // One LevelDB holds, under one-byte prefixes (big-endian integers, so keys sort by number):
-//   N | version | nibble path     a tree page (smt.h), immutable
+//   C | version                   the version's changeset: its key hashes, sorted, each with the
+//                                 new leaf hash or a delete, and the version of the value it
+//                                 replaced. Enough to replay the tree, and to prune values.
+//   V | sha256(key) | ~version    every value written at that version (flag, key, value), or a
+//                                 tombstone (deleted at that version): history, and the one read
+//                                 a proof needs per leaf (leaf slots carry their value's version)
+//   S | key                       the latest version of a present key: the key index, for range
+//                                 scans in key order (values come from V; the value cache holds
+//                                 the hot ones)
+//   N | version | nibble path     a tree page (smt.h), immutable. Written only at checkpoints.
+//   K | version                   a durable checkpoint: every page reachable from its root is in N
 //   R | version                   the root of that version: kind, hash, leaf or page pointer
-//   V | sha256(key) | ~version    history: a value written at that version and since replaced,
-//                                 or a tombstone (deleted at that version)
-//   P | sha256(key)               the key itself (the preimage, for absence proofs)
-//   S | key                       the latest value (with its version): one read per lookup,
-//                                 range scans in key order. Not repeated in V.
-//   X | version                   what that version made stale (pages, values), for pruning
-//   M | "latest" / "earliest"     the last committed version and root; the oldest kept version
+//   Y | version                   the on-disk pages that version replaced, for pruning
+//   M | "latest" / "earliest" / "format" / "commit_info"   markers
 //
 // Lifecycle: Stage(version, changes) computes the new root in memory and builds one WriteBatch;
-// nothing touches the disk. Commit() writes that batch with sync=true. A crash leaves either the
+// nothing touches the disk. Commit() writes that batch with sync=true: values, changeset, root
+// and markers, but no pages. Pages made since the last durable checkpoint live in memory. Every
+// `checkpoint_interval` versions the pages reachable from that version's root that are not on
+// disk yet are written, spread over the next versions' batches; the batch with the last of them
+// also writes the K record. Open loads the last durable checkpoint and replays the changesets
+// above it, and checks the root it gets against the stored one. A crash leaves either the
 // previous version or the new one. Pruning (keep the N most recent versions, every K versions)
-// rides in the same batch, so it is atomic and idempotent too.
+// rides in the same batch, so it is atomic and idempotent too; it keeps the checkpoint at or
+// below the oldest kept version and everything needed to replay from it.
 //
 // Thread-safety: none. All calls come from the ABCI application executor.
 #pragma once
 
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,7 +55,11 @@ struct StoreOptions {
   KvLimits limits;
   std::int64_t keep_recent = 100;    // versions kept for queries and proofs; 0 keeps all
   std::int64_t prune_interval = 10;  // prune every this many versions
-  std::size_t page_cache_pages = 200000;
+  // Tree pages reach the disk every this many versions (the writes spread over the following
+  // versions' batches); between checkpoints they live in memory and the changesets are what is
+  // durable. 1 writes every version's pages in its own batch. Not part of any hash.
+  std::int64_t checkpoint_interval = 10;
+  std::size_t page_cache_pages = 200000;  // on-disk pages kept in memory (an LRU)
   std::size_t block_cache_bytes = 128u << 20;
   // Latest values kept in memory (an LRU, write-through at Commit, like the Cosmos SDK's
   // inter-block cache): the accounts and balances a block just wrote are what the next CheckTx
@@ -109,33 +125,6 @@ class MerkleStore final : public KvReader, private PageReader {
     Hash hash{};
   };
   struct Staged;
-
-  MerkleStore(StoreOptions options, leveldb::DB* db, const leveldb::Cache* cache,
-              const leveldb::FilterPolicy* filter);
-  Result<std::shared_ptr<const Page>> LoadPage(Version version,
-                                               const NibblePath& path) const override;
-  Status ReadRoot(Version version, RootRecord* out) const;
-  Status ReadValueAt(Version version, std::string_view key, const Hash& key_hash,
-                     std::string* value) const;
-  Status ReadProofLeaf(Version version, const LeafPath& path, ExistenceProof* out) const;
-  Status AddPruning(Version version, void* batch);  // leveldb::WriteBatch*
-  void CachePage(Version version, const NibblePath& path,
-                 std::shared_ptr<const Page> page) const;
-  // The S record of `key` (BE64 version, then the value), through the value cache. NotFound
-  // when absent.
-  Status ReadStateRecord(std::string_view key, std::string* record) const;
-  void CacheStateRecord(std::string_view key, std::optional<std::string> record) const;
-
-  StoreOptions options_;
-  std::unique_ptr<leveldb::DB> db_;
-  std::unique_ptr<const leveldb::Cache> block_cache_;
-  std::unique_ptr<const leveldb::FilterPolicy> filter_;
-  RootRecord latest_;
-  Version earliest_ = 0;
-  std::string commit_info_;
-  std::unique_ptr<Staged> staged_;
-
-  // LRU page cache: pages are immutable, so a cached page never goes stale.
   struct PageId {
     Version version;
     NibblePath path;
@@ -146,6 +135,73 @@ class MerkleStore final : public KvReader, private PageReader {
       return id.path.Hash() ^ (static_cast<std::size_t>(id.version) * 0xff51afd7ed558ccdull);
     }
   };
+  using PageMap = std::unordered_map<PageId, std::shared_ptr<const Page>, PageIdHash>;
+  // A checkpoint whose pages are being written: the pages it reaches that are not on disk yet
+  // (never modified once made, so `next` stays valid), and where the next share starts.
+  struct PendingCheckpoint {
+    RootRecord root;
+    PageMap pages;
+    PageMap::const_iterator next;
+    std::size_t written = 0;
+    std::size_t chunk = 0;  // pages per batch
+  };
+  struct Reconstruction;
+  struct Reconstruction;
+
+  MerkleStore(StoreOptions options, leveldb::DB* db, const leveldb::Cache* cache,
+              const leveldb::FilterPolicy* filter);
+  // Pages above the durable checkpoint come from memory, the others from the cache or disk.
+  Result<std::shared_ptr<const Page>> LoadPage(Version version,
+                                               const NibblePath& path) const override;
+  Result<std::shared_ptr<const Page>> LoadDiskPage(Version version, const NibblePath& path) const;
+  Status ReadRoot(Version version, RootRecord* out) const;
+  Status ReadValueAt(Version version, std::string_view key, const Hash& key_hash,
+                     std::string* value) const;
+  Status ReadProofLeaf(const LeafPath& path, ExistenceProof* out) const;
+  Status AddPruning(Version version, void* batch);  // leveldb::WriteBatch*
+  void CachePage(Version version, const NibblePath& path,
+                 std::shared_ptr<const Page> page) const;
+  // The latest version of `key` (BE64) then its value, through the value cache. NotFound
+  // when absent.
+  Status ReadStateRecord(std::string_view key, std::string* record) const;
+  // The value `key` got at `version`, from its V record.
+  Status ReadValueRecord(std::string_view key, Version version, std::string* value) const;
+  void CacheStateRecord(std::string_view key, std::optional<std::string> record) const;
+  // The changeset of `version` as tree updates.
+  Status ReadChangeset(Version version, std::vector<KeyUpdate>* out) const;
+  // Loads the durable checkpoint and replays the changesets up to the latest version (Open).
+  Status Recover(Version latest);
+  // Applies a committed (or replayed) version's tree change to the in-memory state; `shared`
+  // pages of the pending checkpoint that the batch wrote, `done` whether that completed it.
+  void ApplyToMemory(Version version, const TreeUpdate& tree, std::size_t shared, bool done);
+  void MakeDurable(PendingCheckpoint* done);
+  // The tree of a past version that is neither the latest nor a durable checkpoint, rebuilt
+  // by replaying changesets from the checkpoint below it (the last one is cached).
+  Status TreeAt(Version version, const PageReader** reader, Slot* root) const;
+
+  StoreOptions options_;
+  std::unique_ptr<leveldb::DB> db_;
+  std::unique_ptr<const leveldb::Cache> block_cache_;
+  std::unique_ptr<const leveldb::FilterPolicy> filter_;
+  RootRecord latest_;
+  Version earliest_ = 0;
+  std::string commit_info_;
+  std::unique_ptr<Staged> staged_;
+
+  // Durable checkpoints (K records): version -> root. The largest is `durable_`.
+  std::map<Version, RootRecord> checkpoints_;
+  Version durable_ = 0;
+  Version last_started_ = 0;  // the latest checkpoint begun (durable, or pending)
+  // Pages above last_started_ that the latest root reaches (the next checkpoint's pages).
+  PageMap epoch_;
+  // Pages in (durable_, last_started_]: the checkpoint being written.
+  std::optional<PendingCheckpoint> pending_;
+  // The pages the last durable checkpoint wrote, now on disk: a page moves to the LRU cache
+  // when read, and those never read are dropped when the next checkpoint completes (moving
+  // them all at once would stall that commit).
+  mutable PageMap written_;
+  mutable std::unique_ptr<Reconstruction> reconstruction_;
+
   // The value cache: S records (nullopt = absent) by key, least recently used first in
   // value_lru_. Updated only with committed data (reads, and Commit's writes).
   struct CachedRecord {
@@ -160,6 +216,7 @@ class MerkleStore final : public KvReader, private PageReader {
   mutable std::unordered_map<std::string, CachedRecord, StringHash, std::equal_to<>> values_;
   mutable std::size_t value_cache_used_ = 0;
 
+  // LRU cache of on-disk pages: pages are immutable, so a cached page never goes stale.
   mutable std::list<PageId> lru_;
   mutable std::unordered_map<PageId, std::pair<std::shared_ptr<const Page>, std::list<PageId>::iterator>,
                              PageIdHash>

@@ -32,25 +32,6 @@ PageNode Combine(const PageNode& left, const PageNode& right) {
   return {InnerHash(left.hash, right.hash), 2};
 }
 
-void AppendVarint(std::uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-bool ReadVarint(std::string_view* in, std::uint64_t* v) {
-  *v = 0;
-  for (int shift = 0; shift < 64 && !in->empty(); shift += 7) {
-    const auto b = static_cast<std::uint8_t>(in->front());
-    in->remove_prefix(1);
-    *v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) return true;
-  }
-  return false;
-}
-
 bool ReadHash(std::string_view* in, Hash* h) {
   if (in->size() < h->size()) return false;
   std::memcpy(h->data(), in->data(), h->size());
@@ -78,8 +59,8 @@ Status ForEachGroup(std::span<const KeyUpdate> updates, int depth, Fn&& fn) {
 
 class Updater {
  public:
-  Updater(const PageReader& reader, Version version, TreeUpdate* out)
-      : reader_(reader), version_(version), out_(out) {}
+  Updater(const PageReader& reader, Version version, const KeyUpdate* base, TreeUpdate* out)
+      : reader_(reader), version_(version), base_(base), out_(out) {}
 
   // The new content of the subtree at `path`, which holds `existing` today.
   Status Rebuild(const Slot& existing, const NibblePath& path,
@@ -94,31 +75,57 @@ class Updater {
     if (existing.kind == Slot::Kind::kPage) {
       auto loaded = reader_.LoadPage(existing.version, path);
       if (!loaded.ok()) return loaded.status();
-      out_->stale_pages.emplace_back(existing.version, path);
-      auto page = std::make_shared<Page>(**loaded);  // sealed: only changed slots rehash
+      const Page& old = **loaded;
+      std::shared_ptr<Page> page;  // copied on the first change: sealed, only changed slots rehash
       std::uint16_t changed = 0;
       Status s = ForEachGroup(updates, path.size(), [&](std::uint8_t n, auto group) {
+        Slot next;
+        if (Status st = Rebuild(old.slots[n], path.Child(n), group, &next); !st.ok()) return st;
+        if (next == old.slots[n]) return Status::OK();
+        if (!page) page = std::make_shared<Page>(old);
+        page->slots[n] = next;
         changed = static_cast<std::uint16_t>(changed | 1u << n);
-        return Rebuild(page->slots[n], path.Child(n), group, &page->slots[n]);
+        return Status::OK();
       });
       if (!s.ok()) return s;
+      if (changed == 0) {  // every update below was a no-op
+        *result = existing;
+        return Status::OK();
+      }
+      out_->stale_pages.emplace_back(existing.version, path);
       return Finish(std::move(page), changed, path, result);
     }
     // An empty slot or a single leaf: the keys below are the leaf (unless updated) plus the
     // updates' present keys.
     // `present` holds their leaf slots, in key-hash order.
-    std::vector<Slot> present;
-    present.reserve(updates.size() + 1);
+    present_.clear();
     bool leaf_pending = existing.kind == Slot::Kind::kLeaf;
+    bool any = false;
     for (const KeyUpdate& u : updates) {
+      Version& outcome = out_->outcomes[static_cast<std::size_t>(&u - base_)];
+      outcome = u.leaf_hash ? kInserted : kNoop;
       if (leaf_pending && existing.key_hash <= u.key_hash) {
-        if (existing.key_hash < u.key_hash) present.push_back(existing);
-        leaf_pending = false;  // equal: the update replaces or deletes the leaf
+        if (existing.key_hash < u.key_hash) {
+          present_.push_back(existing);
+        } else if (u.leaf_hash && *u.leaf_hash == existing.hash) {
+          present_.push_back(existing);  // the same value again: keeps its version
+          outcome = kNoop;
+        } else {
+          outcome = existing.version;  // replaced or deleted
+        }
+        leaf_pending = false;
       }
-      if (u.value_hash) present.push_back(Slot::Leaf(u.key_hash, *u.value_hash));
+      if (u.leaf_hash && outcome != kNoop) {
+        present_.push_back(Slot::LeafWithHash(u.key_hash, *u.leaf_hash, version_));
+      }
+      any = any || outcome != kNoop;
     }
-    if (leaf_pending) present.push_back(existing);
-    return Place(present, path, result);
+    if (!any) {
+      *result = existing;
+      return Status::OK();
+    }
+    if (leaf_pending) present_.push_back(existing);
+    return Place(present_, path, result);  // Place never calls Rebuild
   }
 
  private:
@@ -177,7 +184,9 @@ class Updater {
 
   const PageReader& reader_;
   const Version version_;
+  const KeyUpdate* base_;
   TreeUpdate* out_;
+  std::vector<Slot> present_;  // scratch for the leaf case
 };
 
 // Walks from `root` towards `key_hash`, recording each page passed and the nibble taken.
@@ -211,7 +220,7 @@ Status EdgeLeaf(const PageReader& reader, Slot slot, NibblePath path, bool right
 
 // The Merkle path of the leaf at the end of `d` (REQUIRES: d.end is a leaf).
 LeafPath PathOf(const Descent& d) {
-  LeafPath path{d.end.key_hash, d.end.hash, {}};
+  LeafPath path{d.end.key_hash, d.end.hash, {}, d.end.version};
   for (auto it = d.pages.rbegin(); it != d.pages.rend(); ++it) {
     const auto& nodes = it->first->nodes;
     int idx = kSlotsPerPage - 1 + it->second;
@@ -271,6 +280,25 @@ Status PathTo(const PageReader& reader, const Slot& root, const Hash& key_hash, 
 
 }  // namespace
 
+void AppendVarint(std::uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+bool ReadVarint(std::string_view* in, std::uint64_t* v) {
+  *v = 0;
+  for (int shift = 0; shift < 64 && !in->empty(); shift += 7) {
+    const auto b = static_cast<std::uint8_t>(in->front());
+    in->remove_prefix(1);
+    *v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
 NibblePath NibblePath::Child(std::uint8_t nibble) const {
   NibblePath c = *this;
   if (size_ % 2 == 0) {
@@ -293,15 +321,16 @@ void NibblePath::AppendTo(std::string* out) const {
   out->append(reinterpret_cast<const char*>(bytes_.data()), (size_ + 1) / 2);
 }
 
-Slot Slot::Leaf(const Hash& key_hash, const Hash& value_hash) {
-  return LeafWithHash(key_hash, LeafHash(key_hash, value_hash));
+Slot Slot::Leaf(const Hash& key_hash, const Hash& value_hash, Version version) {
+  return LeafWithHash(key_hash, LeafHash(key_hash, value_hash), version);
 }
 
-Slot Slot::LeafWithHash(const Hash& key_hash, const Hash& leaf_hash) {
+Slot Slot::LeafWithHash(const Hash& key_hash, const Hash& leaf_hash, Version version) {
   Slot s;
   s.kind = Kind::kLeaf;
   s.key_hash = key_hash;
   s.hash = leaf_hash;
+  s.version = version;
   return s;
 }
 
@@ -327,6 +356,7 @@ std::string Page::Encode() const {
     if (s.kind == Slot::Kind::kLeaf) {
       AppendHash(s.key_hash, &out);
       AppendHash(s.hash, &out);
+      AppendVarint(static_cast<std::uint64_t>(s.version), &out);
     } else if (s.kind == Slot::Kind::kPage) {
       AppendHash(s.hash, &out);
       AppendVarint(static_cast<std::uint64_t>(s.version), &out);
@@ -347,8 +377,9 @@ bool Page::Decode(std::string_view in, Page* out) {
     s = Slot{};
     if (leaf_mask & (1u << i)) {
       Hash kh, leaf;
-      if (!ReadHash(&in, &kh) || !ReadHash(&in, &leaf)) return false;
-      s = Slot::LeafWithHash(kh, leaf);
+      std::uint64_t v = 0;
+      if (!ReadHash(&in, &kh) || !ReadHash(&in, &leaf) || !ReadVarint(&in, &v)) return false;
+      s = Slot::LeafWithHash(kh, leaf, static_cast<Version>(v));
     } else if (page_mask & (1u << i)) {
       std::uint64_t v = 0;
       s.kind = Slot::Kind::kPage;
@@ -377,7 +408,8 @@ void Page::Reseal(std::uint16_t changed) {
 
 Status ApplyUpdates(const PageReader& reader, const Slot& root, Version version,
                     std::span<const KeyUpdate> updates, TreeUpdate* out) {
-  Updater updater(reader, version, out);
+  out->outcomes.assign(updates.size(), kNoop);
+  Updater updater(reader, version, updates.data(), out);
   return updater.Rebuild(root, NibblePath(), updates, &out->root);
 }
 

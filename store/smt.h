@@ -62,12 +62,17 @@ struct Slot {
   Kind kind = Kind::kEmpty;
   Hash hash{};         // leaf hash, or the child page's root hash; zero when empty
   Hash key_hash{};     // kLeaf
-  Version version = 0; // kPage: the version the child page was written at
+  // kPage: the version the child page was written at. kLeaf: the version its value was
+  // written at (where the value record lives; not part of any hash).
+  Version version = 0;
 
   // A leaf from its key and value hashes (computes the leaf hash).
-  static Slot Leaf(const Hash& key_hash, const Hash& value_hash);
+  static Slot Leaf(const Hash& key_hash, const Hash& value_hash, Version version = 0);
   // A leaf whose hash is already known.
-  static Slot LeafWithHash(const Hash& key_hash, const Hash& leaf_hash);
+  static Slot LeafWithHash(const Hash& key_hash, const Hash& leaf_hash, Version version = 0);
+  bool operator==(const Slot& o) const {
+    return kind == o.kind && hash == o.hash && version == o.version && key_hash == o.key_hash;
+  }
   bool empty() const { return kind == Kind::kEmpty; }
 };
 
@@ -92,10 +97,15 @@ struct Page {
   const Hash& hash() const { return nodes[0].hash; }  // REQUIRES: sealed
 
   // Compact encoding of the slots: two 16-bit masks, then each non-empty slot in order (a leaf
-  // as key hash and leaf hash, a page as its hash and version). Decode seals the page.
+  // as key hash, leaf hash and value version, a page as its hash and version; versions as
+  // varints). Decode seals the page.
   std::string Encode() const;
   static bool Decode(std::string_view in, Page* out);
 };
+
+// LEB128 varints, as in the page and record encodings.
+void AppendVarint(std::uint64_t v, std::string* out);
+bool ReadVarint(std::string_view* in, std::uint64_t* v);  // false when truncated
 
 Hash LeafHash(const Hash& key_hash, const Hash& value_hash);
 Hash InnerHash(const Hash& left, const Hash& right);
@@ -109,21 +119,28 @@ class PageReader {
                                                       const NibblePath& path) const = 0;
 };
 
-// One key's change: a new value hash, or nullopt to delete.
+// One key's change: a new leaf hash (LeafHash(key_hash, sha256(value))), or nullopt to delete.
 struct KeyUpdate {
   Hash key_hash;
-  std::optional<Hash> value_hash;
+  std::optional<Hash> leaf_hash;
 };
+
+// What an update did: kNoop (deleting an absent key, or the same value again), kInserted (the
+// key was absent), or the version its previous value was written at (> 0).
+inline constexpr Version kNoop = -1;
+inline constexpr Version kInserted = 0;
 
 struct TreeUpdate {
   Slot root;  // the new root: empty, a single leaf, or the root page
   std::vector<std::pair<NibblePath, std::shared_ptr<const Page>>> new_pages;  // at the version
   std::vector<std::pair<Version, NibblePath>> stale_pages;  // replaced or removed
+  std::vector<Version> outcomes;  // one per update, in order: kNoop, kInserted or a version
 };
 
 // Applies `updates` (REQUIRES: sorted by key_hash, no duplicates) to the tree whose root slot is
-// `root`, writing new pages at `version` (REQUIRES: above every existing page's version).
-// Deleting an absent key is a no-op.
+// `root`, writing new pages and leaves at `version` (REQUIRES: above every existing page's
+// version). A no-op update (see kNoop) changes nothing: a subtree whose updates are all no-ops
+// keeps its page.
 Status ApplyUpdates(const PageReader& reader, const Slot& root, Version version,
                     std::span<const KeyUpdate> updates, TreeUpdate* out);
 
@@ -137,6 +154,7 @@ struct LeafPath {
   Hash key_hash;
   Hash leaf_hash;               // LeafHash(key_hash, sha256(value))
   std::vector<PathStep> steps;  // leaf to root
+  Version leaf_version = 0;     // where the leaf's value record lives (not hashed)
 };
 
 // The answer to "where is this key hash" in one version of the tree.

@@ -46,6 +46,9 @@ inline StoreOptions CrashStoreOptions(const std::string& dir) {
   o.dir = dir;
   o.keep_recent = 6;  // prune often, so crashes land inside pruning commits too
   o.prune_interval = 2;
+  // Pages reach the disk every 3 versions, spread over the next 2 batches: kills land while a
+  // checkpoint is half written, and every reopen replays changesets.
+  o.checkpoint_interval = 3;
   o.write_buffer_bytes = 256 << 10;  // small memtables: crashes during compactions too
   return o;
 }

@@ -1,0 +1,272 @@
+// MerkleStore's checkpoints: pages reach the disk only every `checkpoint_interval` versions,
+// changesets are replayed on open, past versions between checkpoints are rebuilt on demand,
+// pruning keeps the checkpoint below the oldest kept version, and an older on-disk format is
+// refused with a clear message. The root never depends on the interval.
+#include <catch2/catch.hpp>
+
+#include <leveldb/db.h>
+#include <leveldb/iterator.h>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "store/merkle_store.h"
+#include "smt_reference.h"
+#include "store_test_open.h"
+#include "temp_dir.h"
+
+using namespace kairos::store;
+using kairos::Status;
+using kairos::test::OpenStore;
+using kairos::test::TempDir;
+
+namespace {
+
+StoreOptions Options(const std::string& dir, std::int64_t interval, std::int64_t keep = 0) {
+  StoreOptions o;
+  o.dir = dir;
+  o.keep_recent = keep;
+  o.prune_interval = 3;
+  o.checkpoint_interval = interval;
+  o.page_cache_pages = 32;
+  return o;
+}
+
+// Version v of a workload with inserts, overwrites, same-value writes and deletes.
+ChangeSet Block(Version v) {
+  std::mt19937_64 rng(static_cast<std::uint64_t>(v) * 7919);
+  ChangeSet c;
+  c["counter"] = std::to_string(v);
+  for (int i = 0; i < 30; ++i) {
+    const std::string key = "k" + std::to_string(rng() % 400);
+    const auto r = rng() % 6;
+    if (r == 0) {
+      c[key] = std::nullopt;
+    } else if (r == 1) {
+      c[key] = "same";  // often the value it already has: a no-op
+    } else {
+      c[key] = "v" + std::to_string(v) + "-" + std::to_string(i);
+    }
+  }
+  return c;
+}
+
+std::map<std::string, std::string> StateAt(Version v) {
+  std::map<std::string, std::string> state;
+  for (Version i = 1; i <= v; ++i) {
+    for (const auto& [k, val] : Block(i)) {
+      if (val) {
+        state[k] = *val;
+      } else {
+        state.erase(k);
+      }
+    }
+  }
+  return state;
+}
+
+Hash RootOf(const std::map<std::string, std::string>& state) {
+  std::vector<std::pair<Hash, Hash>> leaves;
+  for (const auto& [k, v] : state) leaves.emplace_back(Sha256Of(k), Sha256Of(v));
+  return kairos::test::ReferenceRoot(leaves);
+}
+
+void Commit(MerkleStore& s, Version v) {
+  auto root = s.Stage(v, Block(v));
+  INFO(root.status().ToString());
+  REQUIRE(root.ok());
+  REQUIRE(s.Commit().ok());
+}
+
+// Values and proofs of version v agree with the workload.
+void CheckVersion(const MerkleStore& s, Version v) {
+  const auto state = StateAt(v);
+  const Hash root = RootOf(state);
+  for (int i = 0; i < 400; i += 13) {
+    const std::string key = "k" + std::to_string(i);
+    std::string value;
+    const Status got = s.GetAt(v, key, &value);
+    KeyProof proof;
+    const Status proved = s.Prove(v, key, &proof);
+    INFO("version " << v << " key " << key << ": " << proved.ToString());
+    REQUIRE(proved.ok());
+    if (auto it = state.find(key); it != state.end()) {
+      REQUIRE(got.ok());
+      CHECK(value == it->second);
+      REQUIRE(proof.exist);
+      CHECK(proof.exist->value == it->second);
+      CHECK(RootFromPath(proof.exist->path) == root);
+    } else {
+      CHECK(got.IsNotFound());
+      REQUIRE_FALSE(proof.exist);
+      for (const auto* side : {&proof.left, &proof.right}) {
+        if (!*side) continue;
+        CHECK(state.at((*side)->key) == (*side)->value);
+        CHECK(RootFromPath((*side)->path) == root);
+      }
+    }
+  }
+}
+
+// Keys of the raw database with this one-byte prefix.
+std::vector<std::string> RawKeys(const std::string& dir, char prefix) {
+  leveldb::DB* raw = nullptr;
+  leveldb::Options o;
+  REQUIRE(leveldb::DB::Open(o, dir, &raw).ok());
+  std::unique_ptr<leveldb::DB> db(raw);
+  std::vector<std::string> out;
+  std::unique_ptr<leveldb::Iterator> it(db->NewIterator({}));
+  for (it->Seek(std::string(1, prefix)); it->Valid() && it->key()[0] == prefix; it->Next()) {
+    out.push_back(it->key().ToString());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the root does not depend on the checkpoint interval", "[store][checkpoint]") {
+  TempDir a, b, c;
+  auto s1 = OpenStore(Options(a.path(), 1));
+  auto s4 = OpenStore(Options(b.path(), 4));
+  auto s9 = OpenStore(Options(c.path(), 9));
+  for (Version v = 1; v <= 30; ++v) {
+    Commit(*s1, v);
+    Commit(*s4, v);
+    Commit(*s9, v);
+    REQUIRE(s1->root_hash() == RootOf(StateAt(v)));
+    REQUIRE(s4->root_hash() == s1->root_hash());
+    REQUIRE(s9->root_hash() == s1->root_hash());
+  }
+}
+
+TEST_CASE("open replays the changesets above the last checkpoint", "[store][checkpoint]") {
+  TempDir dir;
+  const StoreOptions o = Options(dir.path(), 5);
+  auto store = OpenStore(o);
+  for (Version v = 1; v <= 23; ++v) {
+    Commit(*store, v);
+    if (v % 4 == 0 || v == 23) {  // reopen at checkpoints, inside intervals, mid-write
+      const Hash root = store->root_hash();
+      store.reset();
+      store = OpenStore(o);
+      REQUIRE(store->version() == v);
+      REQUIRE(store->root_hash() == root);
+      REQUIRE(root == RootOf(StateAt(v)));
+      CheckVersion(*store, v);
+    }
+  }
+  // Only checkpoints wrote pages: no page of a version that is not a multiple of 5.
+  store.reset();
+  for (const std::string& k : RawKeys(dir.path(), 'N')) {
+    std::uint64_t v = 0;
+    for (int i = 1; i <= 8; ++i) v = (v << 8) | static_cast<std::uint8_t>(k[i]);
+    INFO("page of version " << v);
+    CHECK(v <= 20);
+  }
+  CHECK_FALSE(RawKeys(dir.path(), 'K').empty());
+}
+
+TEST_CASE("a reopened store with a different interval continues with the same roots",
+          "[store][checkpoint]") {
+  TempDir dir;
+  auto store = OpenStore(Options(dir.path(), 6));
+  for (Version v = 1; v <= 14; ++v) Commit(*store, v);
+  store.reset();
+  store = OpenStore(Options(dir.path(), 2));
+  for (Version v = 15; v <= 25; ++v) {
+    Commit(*store, v);
+    REQUIRE(store->root_hash() == RootOf(StateAt(v)));
+  }
+  store.reset();
+  store = OpenStore(Options(dir.path(), 7));
+  REQUIRE(store->root_hash() == RootOf(StateAt(25)));
+  CheckVersion(*store, 25);
+}
+
+TEST_CASE("past versions between checkpoints are rebuilt for proofs", "[store][checkpoint]") {
+  TempDir dir;
+  const StoreOptions o = Options(dir.path(), 4);
+  auto store = OpenStore(o);
+  for (Version v = 1; v <= 26; ++v) Commit(*store, v);
+  // In order (the cached rebuild is extended), backwards (rebuilt from the checkpoint below),
+  // and again after a reopen.
+  for (Version v = 1; v <= 26; ++v) CheckVersion(*store, v);
+  for (Version v = 26; v >= 1; v -= 3) CheckVersion(*store, v);
+  store.reset();
+  store = OpenStore(o);
+  for (Version v = 26; v >= 1; v -= 5) CheckVersion(*store, v);
+}
+
+TEST_CASE("pruning keeps the checkpoint below the oldest kept version", "[store][checkpoint]") {
+  for (const std::int64_t interval : {1, 4, 7}) {
+    TempDir d;
+    const StoreOptions o = Options(d.path(), interval, /*keep=*/5);
+    auto store = OpenStore(o);
+    for (Version v = 1; v <= 60; ++v) {
+      Commit(*store, v);
+      if (v % 11 == 0) {
+        store.reset();
+        store = OpenStore(o);
+      }
+      for (Version at = store->earliest_version(); at <= v; at += 2) CheckVersion(*store, at);
+    }
+    CHECK(store->earliest_version() == 56);  // pruned at 60, keeping 5
+    store.reset();
+    // What pruning leaves: changesets only above a checkpoint at or below 56, a bounded
+    // number of checkpoints, and no root below the window.
+    const auto changesets = RawKeys(d.path(), 'C');
+    REQUIRE_FALSE(changesets.empty());
+    CHECK(changesets.size() <= static_cast<std::size_t>(5 + 3 + 2 * interval));
+    CHECK(RawKeys(d.path(), 'K').size() <= static_cast<std::size_t>(5 / interval + 3));
+    CHECK(RawKeys(d.path(), 'R').size() <= 8);
+    store = OpenStore(o);
+    for (Version at = store->earliest_version(); at <= 60; ++at) CheckVersion(*store, at);
+  }
+}
+
+TEST_CASE("an older on-disk format is refused with a clear message", "[store][checkpoint]") {
+  TempDir dir;
+  {
+    auto store = OpenStore(Options(dir.path(), 3));
+    Commit(*store, 1);
+  }
+  for (const char* format : {"", "1"}) {
+    {
+      leveldb::DB* raw = nullptr;
+      REQUIRE(leveldb::DB::Open(leveldb::Options(), dir.path(), &raw).ok());
+      std::unique_ptr<leveldb::DB> db(raw);
+      if (*format == 0) {
+        REQUIRE(db->Delete(leveldb::WriteOptions(), "Mformat").ok());
+      } else {
+        REQUIRE(db->Put(leveldb::WriteOptions(), "Mformat", format).ok());
+      }
+    }
+    auto s = MerkleStore::Open(Options(dir.path(), 3));
+    REQUIRE_FALSE(s.ok());
+    CHECK_THAT(s.status().message(), Catch::Contains("format 1") &&
+                                         Catch::Contains("reset the node home") &&
+                                         Catch::Contains(dir.path()));
+  }
+}
+
+TEST_CASE("a missing changeset is reported on open", "[store][checkpoint]") {
+  TempDir dir;
+  {
+    auto store = OpenStore(Options(dir.path(), 10));
+    for (Version v = 1; v <= 4; ++v) Commit(*store, v);
+  }
+  {
+    leveldb::DB* raw = nullptr;
+    REQUIRE(leveldb::DB::Open(leveldb::Options(), dir.path(), &raw).ok());
+    std::unique_ptr<leveldb::DB> db(raw);
+    std::string key(1, 'C');
+    for (int i = 7; i >= 0; --i) key.push_back(static_cast<char>(i == 0 ? 4 : 0));
+    REQUIRE(db->Delete(leveldb::WriteOptions(), key).ok());
+  }
+  auto s = MerkleStore::Open(Options(dir.path(), 10));
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.status().code() == Status::Code::kCorruption);
+  CHECK_THAT(s.status().message(), Catch::Contains("changesets"));
+}
