@@ -54,7 +54,12 @@ def read_node(home: Path) -> dict:
     config = tomllib.loads((home / "config" / "config.toml").read_text())
     key = json.loads((home / "config" / "node_key.json").read_text())
     public = base64.b64decode(key["priv_key"]["value"])[32:]
+    kairos_config = home / "kairos" / "config.toml"
+    metrics = ""
+    if kairos_config.exists():
+        metrics = tomllib.loads(kairos_config.read_text()).get("metrics", {}).get("address", "")
     return {
+        "metrics": metrics,
         "id": node_id(public),
         "moniker": config["moniker"],
         "proxy_app": config["proxy_app"],
@@ -110,8 +115,8 @@ def compose(localnet: Path) -> str:
             f"      - --p2p={n['p2p']}",
             f"      - --rpc={n['rpc']}",
             f"      - --peers={n['peers']}",
-            f"    # node id {n['id']}, moniker {n['moniker']}, CometBFT metrics {n['prometheus']}"
-            " (off)",
+            f"    # node id {n['id']}, moniker {n['moniker']}; metrics: kairosd "
+            f"{n['metrics'] or 'off'}, CometBFT {n['prometheus']} (off)",
         ]
         if i + 1 < len(homes):
             lines.append("")

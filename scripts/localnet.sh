@@ -13,9 +13,10 @@
 #                                if needed); with other ports than the default, to <dir> instead
 #
 #   KAIROS_LOCALNET_DIR    the localnet directory (default ~/.kairos-localnet)
-#   KAIROS_LOCALNET_PORT   first port (default 36600); node i uses PORT+10i .. PORT+10i+3:
-#                          p2p, rpc, abci (CometBFT's proxy_app -> that node's kairosd), prometheus
-#                          (off; its address is set); PORT+10i+4 is kept for kairosd's own metrics.
+#   KAIROS_LOCALNET_PORT   first port (default 36600); node i uses PORT+10i .. PORT+10i+4:
+#                          p2p, rpc, abci (CometBFT's proxy_app -> that node's kairosd), CometBFT's
+#                          prometheus (off; its address is set), kairosd's metrics (on:
+#                          http://127.0.0.1:PORT+10i+4/metrics, docs/metrics.md).
 #                          Kept in <dir>/base_port once created.
 #   KAIROS_LOCALNET_APP    kairos (default), kvstore or kvstore-socket: the same 4 CometBFT
 #                          validators with CometBFT's built-in kvstore app, no kairosd and no
@@ -65,6 +66,7 @@ p2p_port() { echo $((BASE_PORT + 10 * $1)); }
 rpc_port() { echo $((BASE_PORT + 10 * $1 + 1)); }
 abci_port() { echo $((BASE_PORT + 10 * $1 + 2)); }
 prom_port() { echo $((BASE_PORT + 10 * $1 + 3)); }
+metrics_port() { echo $((BASE_PORT + 10 * $1 + 4)); }
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # The pid in pids/<name>.pid if that process is alive, else nothing.
@@ -160,7 +162,11 @@ create() {
       consensus.timeout_precommit=300ms \
       consensus.timeout_precommit_delta=200ms \
       consensus.timeout_commit=300ms
-    [ "$APP" != kairos ] || "$KAIROSD" --home "$tmp/node$i/kairos" init >/dev/null
+    if [ "$APP" = kairos ]; then
+      "$KAIROSD" --home "$tmp/node$i/kairos" init >/dev/null
+      python3 "$ROOT/scripts/cometbft_config.py" "$tmp/node$i/kairos/config.toml" \
+        metrics.address="127.0.0.1:$(metrics_port "$i")"
+    fi
   done
   # The funded test accounts: keys in one keyring, coins in node0's genesis, copied to the others.
   [ "$APP" != kairos ] || "$KAIROSD" --home "$tmp/keyring" init >/dev/null
@@ -226,7 +232,7 @@ start_cometbft() {
 
 node_ports_free() {
   local p
-  for p in $(p2p_port "$1") $(rpc_port "$1") $(abci_port "$1"); do
+  for p in $(p2p_port "$1") $(rpc_port "$1") $(abci_port "$1") $(metrics_port "$1"); do
     port_busy "$p" && die "port $p on 127.0.0.1 is in use (another base: reset, then KAIROS_LOCALNET_PORT=... start)"
   done
   return 0
@@ -258,7 +264,9 @@ start() {
   echo "localnet: started 4 $APP validators in $DIR"
   for i in $(seq 0 $((NODES - 1))); do
     if [ "$APP" != kvstore ]; then
-      echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  abci $(abci_port "$i")"
+      local metrics=""
+      [ "$APP" != kairos ] || metrics="  metrics http://127.0.0.1:$(metrics_port "$i")/metrics"
+      echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  abci $(abci_port "$i")$metrics"
     else
       echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  (kvstore in process)"
     fi

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.request
 
 import harness
 from harness import check, log
@@ -151,6 +152,22 @@ def test_four_validators_agree_and_prove_across_nodes():
                                           f"{other.name} header {h + 1}: {header}")
         log("abci_info of every node matches the next header on every node")
 
+        # Each kairosd serves its metrics on base + 10 i + 4 (docs/metrics.md): every node
+        # counted the blocks it executed, and node 0 counts the CheckTx of the transfer.
+        for i, node in enumerate(nodes):
+            text = scrape_metrics(base + PORTS_PER_NODE * i + 4)
+            height = metric_value(text, "kairos_block_height")
+            check(height is not None and height >= HEIGHT,
+                  f"{node.name} metrics: kairos_block_height {height}, expected >= {HEIGHT}")
+            blocks = metric_value(text, 'kairos_abci_requests_total{method="finalize_block"}')
+            check(blocks is not None and blocks >= HEIGHT,
+                  f"{node.name} metrics: {blocks} finalize_block requests")
+        checks = metric_value(scrape_metrics(base + 4),
+                              'kairos_abci_requests_total{method="check_tx"}')
+        check(checks is not None and checks >= 1, f"node0 metrics: {checks} check_tx requests")
+        log("metrics: every kairosd counts its blocks (kairos_block_height, finalize_block), "
+            "node 0 its CheckTx")
+
         status = localnet(env, "status")
         log("status:\n" + status.rstrip())
         rows = [ln.split() for ln in status.splitlines()[1:]]  # node, 2 pids, height, hash, peers
@@ -179,6 +196,24 @@ def test_four_validators_agree_and_prove_across_nodes():
             localnet(env, "reset")
             check(not os.path.exists(net_dir), f"reset left {net_dir}")
             os.rmdir(tmp)
+
+
+def scrape_metrics(port):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+        return r.read().decode()
+
+
+def metric_value(text, series):
+    """The value of one series ('name' or 'name{label="x"}') in Prometheus text format."""
+    name, _, labels = series.partition("{")
+    for line in text.splitlines():
+        if line.startswith("#") or not line.startswith(name):
+            continue
+        key, _, value = line.rpartition(" ")
+        if key == series or (labels and key.startswith(name + "{") and
+                             all(part in key for part in labels.rstrip("}").split(","))):
+            return float(value)
+    return None
 
 
 if __name__ == "__main__":
