@@ -136,25 +136,31 @@ struct Sender {
   std::atomic<std::uint32_t> refs{1};
   std::uint32_t ready = 0;          // ordered[0..ready) have nonces base, base+1, ...
   std::uint32_t expiry = kNoHandle;  // its handle in the expiry heap (TTL on, txs present)
+  std::uint32_t tail_handle = kNoHandle;  // the handle of its ordered node in `frontier`
   std::uint16_t key_len = 0;
   std::uint64_t base = 0;        // the committed sequence as last told; only moves forward
-  Node* tail_linked = nullptr;   // the ordered node this sender has in `frontier`
   NodeVec ordered;               // by nonce; all >= base
   // Its unordered txs by arrival; allocated on the first (most senders have none).
   std::unique_ptr<std::vector<Node*>> unordered;
 
   std::size_t count() const { return ordered.size() + (unordered ? unordered->size() : 0); }
   std::size_t parked() const { return ordered.size() - ready; }
-  // Index of `n` in `ordered` when it is ready, else npos.
+  // Index of `n` in `ordered` when it is ready, else npos. (ordered[i] has nonce base + i for
+  // i < ready: no other node is read.)
   std::size_t ReadyIndex(const Node& n) const {
-    if (ready == 0) return kNotReady;
-    const std::uint64_t i = n.tx().nonce - ordered.front()->tx().nonce;
-    return i < ready && ordered[i] == &n ? static_cast<std::size_t>(i) : kNotReady;
+    const std::uint64_t i = n.tx().nonce - base;
+    return n.tx().nonce >= base && i < ready && ordered[i] == &n ? static_cast<std::size_t>(i)
+                                                                 : kNotReady;
   }
-  // The first index whose nonce is >= `nonce`. Checks the last one first: appends and evictions
-  // (of tails) are the common cases, and each node looked at is a cache miss in a large pool.
+  // The first index whose nonce is >= `nonce`. With nothing parked the nonces are base, base+1,
+  // ... and no node is read; otherwise it checks the last one first: appends and evictions (of
+  // tails) are the common cases, and each node looked at is a cache miss in a large pool.
   std::size_t LowerBound(std::uint64_t nonce) const {
-    if (ordered.empty() || ordered.back()->tx().nonce < nonce) return ordered.size();
+    if (ready == ordered.size()) {
+      return nonce <= base ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(
+                                     nonce - base, ordered.size()));
+    }
+    if (ordered.back()->tx().nonce < nonce) return ordered.size();
     if (ordered.back()->tx().nonce == nonce) return ordered.size() - 1;
     return static_cast<std::size_t>(
         std::lower_bound(ordered.begin(), ordered.end() - 1, nonce,
@@ -299,6 +305,7 @@ class IndexedHeap {
   bool empty() const { return items_.empty(); }
   const std::vector<Item>& items() const { return items_; }
   Owner* OwnerAt(std::size_t i) const { return owners_[items_[i].handle]; }
+  Owner* OwnerOf(std::uint32_t handle) const { return owners_[handle]; }
   const Key& KeyOf(std::uint32_t handle) const { return items_[pos_[handle]].key; }
 
   std::uint32_t Push(Owner* owner, const Key& key) {
@@ -600,19 +607,12 @@ struct PriorityMempool::State {
       if (head != nullptr) heads.insert(s.head);
     }
     Node* tail = s.ordered.empty() ? nullptr : s.ordered.back();
-    if (s.tail_linked != tail) {
-      if (s.tail_linked != nullptr) {
-        const std::uint32_t h = std::exchange(FrontierHandle(*s.tail_linked), kNoHandle);
-        if (tail != nullptr) {
-          frontier.Replace(h, tail, KeyOf(*tail));
-          FrontierHandle(*tail) = h;
-        } else {
-          frontier.Erase(h);
-        }
-      } else if (tail != nullptr) {
-        FrontierHandle(*tail) = frontier.Push(tail, KeyOf(*tail));
-      }
-      s.tail_linked = tail;
+    if (s.tail_handle == kNoHandle) {
+      if (tail != nullptr) s.tail_handle = frontier.Push(tail, KeyOf(*tail));
+    } else if (tail == nullptr) {
+      frontier.Erase(std::exchange(s.tail_handle, kNoHandle));
+    } else if (frontier.OwnerOf(s.tail_handle) != tail) {  // the new tail takes over the handle
+      frontier.Replace(s.tail_handle, tail, KeyOf(*tail));
     }
   }
 
@@ -679,6 +679,9 @@ struct PriorityMempool::State {
   // Moves the sender's base up to `base` (never down), removing its ordered txs below it.
   void AdvanceBase(Sender& s, std::uint64_t base, Removed& out) {
     if (base <= s.base) return;
+    parked -= s.parked();
+    s.ready = 0;  // `ready` counts from the base: none until it is re-derived below
+    parked += s.parked();
     s.base = base;
     while (!s.ordered.empty() && s.ordered.front()->tx().nonce < base) {
       RemoveNode(s.ordered.front(), RemoveReason::kStaleNonce, out);
