@@ -5,6 +5,7 @@
 // Workload (issue 3): random 32-byte keys, 100-byte values, blocks of 10k updates.
 //   store_bench [--keys 1000000] [--block 10000] [--blocks 100] [--keep 100] [--proofs 100000]
 //               [--checkpoint K] [--dir DIR]
+#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
@@ -269,6 +270,10 @@ int main(int argc, char** argv) {
   std::printf("%-52s %14zu %14s %10s\n", "largest proof bytes", max_bytes, "", "");
   std::printf("%-52s %14.2f %14s %10s\n", "disk bytes per live key / raw (32+100)",
               static_cast<double>(disk) / a.keys / raw_per_key, "", "<= 3");
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("%-52s %14.0f %14s %10s\n", "peak resident memory, MB (whole run)",
+              usage.ru_maxrss / 1024.0, "", "");
   opened->reset();
   fs::remove_all(a.dir);
   return 0;
