@@ -82,6 +82,8 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
                             ReadInteger(&Config::keep_recent, 0, 1'000'000'000)}},
            {"prune_interval", {"an integer from 1 to 1000000",
                                ReadInteger(&Config::prune_interval, 1, 1'000'000)}},
+           {"checkpoint_interval", {"an integer from 1 to 100000",
+                                    ReadInteger(&Config::checkpoint_interval, 1, 100'000)}},
            {"max_key_bytes", {"an integer from 1 to 65536",
                               ReadInteger(&Config::max_key_bytes, 1, kMaxKeyBytesLimit)}},
            {"max_value_bytes", {"an integer from 1 to 67108864",
@@ -306,6 +308,13 @@ std::string DefaultConfigToml() {
         "# Prune every this many blocks (inside the commit, so a crash cannot half-prune).\n"
         "prune_interval = "
      << d.prune_interval
+     << "\n"
+        "# Tree pages reach the disk every this many blocks, spread over the following blocks;\n"
+        "# in between, each commit writes only the block's values and its changeset, and the\n"
+        "# pages stay in memory. Larger: faster commits, more memory, a longer replay when\n"
+        "# kairosd starts. Never part of the app hash; may change between restarts.\n"
+        "checkpoint_interval = "
+     << d.checkpoint_interval
      << "\n"
         "# Largest key and value a transaction may write, in bytes, for a NEW chain: InitChain\n"
         "# writes them into the genesis state, and from then on the chain's values rule on every\n"

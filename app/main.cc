@@ -102,6 +102,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   store_options.limits.max_value_bytes = app::kMaxValueBytesLimit;
   store_options.keep_recent = config.keep_recent;
   store_options.prune_interval = config.prune_interval;
+  store_options.checkpoint_interval = config.checkpoint_interval;
   store_options.page_cache_pages = config.page_cache_pages;
   store_options.block_cache_bytes = config.block_cache_bytes;
   store_options.value_cache_bytes = config.value_cache_bytes;

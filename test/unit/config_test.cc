@@ -29,6 +29,7 @@ void CheckSame(const Config& got, const Config& want) {
   CHECK(got.db_dir == want.db_dir);
   CHECK(got.keep_recent == want.keep_recent);
   CHECK(got.prune_interval == want.prune_interval);
+  CHECK(got.checkpoint_interval == want.checkpoint_interval);
   CHECK(got.max_key_bytes == want.max_key_bytes);
   CHECK(got.max_value_bytes == want.max_value_bytes);
   CHECK(got.page_cache_pages == want.page_cache_pages);
@@ -222,7 +223,7 @@ TEST_CASE("the default config text mentions every key and parses to the defaults
   for (const char* line :
        {"[abci]\n", "\naddress = ", "\nmax_frame_bytes = ", "\nmax_pending_requests = ",
         "\nio_threads = ", "[log]\n", "\nlevel = ", "\nformat = ", "[db]\n", "\ndir = ", "[store]\n", "\nkeep_recent = ",
-        "\nprune_interval = ", "\nmax_key_bytes = ", "\nmax_value_bytes = ",
+        "\nprune_interval = ", "\ncheckpoint_interval = ", "\nmax_key_bytes = ", "\nmax_value_bytes = ",
         "\npage_cache_pages = ", "\nblock_cache_bytes = ", "\nverify_on_open = ",
         "[metrics]\n"}) {
     CHECK_THAT(text, Catch::Contains(line));
@@ -239,11 +240,13 @@ TEST_CASE("config.toml.example is exactly what kairosd init writes", "[config]")
 
 TEST_CASE("the [store] keys are read and checked", "[config]") {
   const Config c = MustParse(
-      "[store]\nkeep_recent = 0\nprune_interval = 5\nmax_key_bytes = 64\n"
+      "[store]\nkeep_recent = 0\nprune_interval = 5\ncheckpoint_interval = 30\n"
+      "max_key_bytes = 64\n"
       "max_value_bytes = 1024\npage_cache_pages = 10\nblock_cache_bytes = 0\n"
       "verify_on_open = false\n");
   CHECK(c.keep_recent == 0);
   CHECK(c.prune_interval == 5);
+  CHECK(c.checkpoint_interval == 30);
   CHECK(c.max_key_bytes == 64);
   CHECK(c.max_value_bytes == 1024);
   CHECK(c.page_cache_pages == 10);
@@ -253,6 +256,8 @@ TEST_CASE("the [store] keys are read and checked", "[config]") {
              Catch::Contains("store.keep_recent must be an integer from 0"));
   CHECK_THAT(ErrorOf("[store]\nprune_interval = 0\n"),
              Catch::Contains("store.prune_interval must be an integer from 1"));
+  CHECK_THAT(ErrorOf("[store]\ncheckpoint_interval = 0\n"),
+             Catch::Contains("store.checkpoint_interval must be an integer from 1"));
   CHECK_THAT(ErrorOf("[store]\nverify_on_open = \"yes\"\n"),
              Catch::Contains("store.verify_on_open must be a boolean, got \"yes\""));
   CHECK_THAT(ErrorOf("[store]\nkeep = 1\n"),
