@@ -117,6 +117,9 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
                                      ReadInteger(&Config::mempool_replace_bump_percent, 0, 1000)}},
            {"ttl_blocks", {"an integer from 0 (off) to 1000000000",
                            ReadInteger(&Config::mempool_ttl_blocks, 0, 1'000'000'000)}},
+           {"parked_ttl_blocks",
+            {"an integer from 0 (off) to 1000000000",
+             ReadInteger(&Config::mempool_parked_ttl_blocks, 0, 1'000'000'000)}},
            {"ttl_duration", {"a duration string such as \"10m\" or \"0s\" (off)",
                              ReadString(&Config::mempool_ttl_duration)}},
            {"recheck_budget", {"a duration string such as \"200ms\"",
@@ -388,6 +391,12 @@ std::string DefaultConfigToml() {
         "ttl_duration = \""
      << d.mempool_ttl_duration
      << "\"\n"
+        "# A tx parked behind a sequence gap (its sender's earlier sequence never arrived) is\n"
+        "# dropped after this many blocks (0: never), so an unfilled gap cannot hold the\n"
+        "# sender's txs and the mempool's space forever.\n"
+        "parked_ttl_blocks = "
+     << d.mempool_parked_ttl_blocks
+     << "\n"
         "# After each commit the pool's txs are re-validated (sequence, fee balance, unordered\n"
         "# nonce) for at most this long inside Commit; the rest on demand.\n"
         "recheck_budget = \""

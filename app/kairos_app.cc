@@ -126,7 +126,7 @@ KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store, AppOptions optio
       limits_(options_.genesis_limits),
       pool_(runner_, auth_, bank_,
             TxPoolOptions{options_.mempool, options_.mempool_recheck_budget_nanos,
-                          options_.min_gas_prices}) {
+                          options_.min_gas_prices, options_.mempool_parked_ttl_blocks}) {
   pool_.Reset(*store_, limits_, nullptr);
 }
 

@@ -71,6 +71,7 @@ struct AppOptions {
   // The app-side mempool (config [mempool]).
   mempool::Config mempool;
   std::int64_t mempool_recheck_budget_nanos = 200'000'000;
+  std::int64_t mempool_parked_ttl_blocks = 20;
   // Where block execution, txs by result code and the store commit are recorded (config
   // [metrics]); null records nothing. REQUIRES: outlives the app.
   Metrics* metrics = nullptr;

@@ -125,6 +125,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   app_options.mempool.replace_bump_percent =
       static_cast<std::uint32_t>(config.mempool_replace_bump_percent);
   app_options.mempool.ttl_blocks = config.mempool_ttl_blocks;
+  app_options.mempool_parked_ttl_blocks = config.mempool_parked_ttl_blocks;
   // Both validated by ValidateConfig.
   app_options.mempool.ttl_nanos =
       *app::ParseConfigDuration(config.mempool_ttl_duration, "mempool.ttl_duration");

@@ -210,7 +210,8 @@ std::optional<std::pair<std::uint32_t, std::string>> RemovalAnswer(mempool::Remo
     case mempool::RemoveReason::kExpiredTime:
       return std::pair{kCodeMempoolFull,
                        std::string("expired from the mempool (") + mempool::Name(reason) +
-                           "; see mempool.ttl_blocks and mempool.ttl_duration)"};
+                           "; see mempool.ttl_blocks, mempool.ttl_duration, and "
+                           "mempool.parked_ttl_blocks for a tx parked behind a sequence gap)"};
     default:
       return std::nullopt;
   }
@@ -315,6 +316,23 @@ void TxPool::PurgeExpired(std::int64_t now_nanos) {
   }
 }
 
+std::size_t TxPool::DropStaleParked() {
+  if (options_.parked_ttl_blocks <= 0 || pool_.stats().parked == 0) return 0;
+  std::size_t dropped = 0;
+  // One walk of the pool, only while something is parked (rare outside overload).
+  for (const mempool::EntryPtr& e : pool_.RecheckOrder()) {
+    if (height_ - e->arrival_height <= options_.parked_ttl_blocks) continue;
+    if (!pool_.IsParked(e->tx.hash)) continue;
+    if (!pool_.Remove(e->tx.hash, mempool::RemoveReason::kExpiredBlocks)) continue;
+    Log()->debug("mempool: dropped tx {} (sequence {}): parked behind a sequence gap for more "
+                 "than {} blocks",
+                 HexEncode(HashString(e), true), e->tx.nonce, options_.parked_ttl_blocks);
+    Forget(e, mempool::RemoveReason::kExpiredBlocks);
+    ++dropped;
+  }
+  return dropped;
+}
+
 void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits& limits,
                          std::int64_t height, const std::vector<std::string>& included,
                          const std::vector<std::string>& senders,
@@ -344,6 +362,7 @@ void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits
     ++dropped;
     Forget(entry, reason);  // nothing to take out of the new check state; this records why
   }
+  dropped += DropStaleParked();
   DrainRecheck(started + std::chrono::nanoseconds(options_.recheck_budget_nanos), next_block);
   const mempool::Stats s = pool_.stats();
   Log()->debug("mempool after block {}: {} tx(s) ({} parked, {} sender(s)), {} dropped by TTL or "

@@ -65,6 +65,11 @@ struct TxPoolOptions {
   mempool::Config pool;
   std::int64_t recheck_budget_nanos = 200'000'000;
   std::vector<ante::GasPrice> min_gas_prices;
+  // A parked tx (a sequence gap before it) that has been in the pool for more than this many
+  // blocks is dropped (0: never): a gap that is never filled (its tx refused by a full CometBFT
+  // mempool, or lost with a crashed node) must not hold the sender's later txs, and the pool's
+  // and CometBFT's space, forever.
+  std::int64_t parked_ttl_blocks = 20;
 };
 
 // One CheckTx / InsertTx answer.
@@ -162,6 +167,8 @@ class TxPool {
   void RecheckSender(const std::string& sender, const ante::BlockInfo& block);
   void DrainRecheck(std::chrono::steady_clock::time_point deadline, const ante::BlockInfo& block);
   void PurgeExpired(std::int64_t now_nanos);
+  // Drops the parked txs older than options_.parked_ttl_blocks; returns how many.
+  std::size_t DropStaleParked();
   CheckOutcome Reject(mempool::InsertResult r) const;
 
   const TxRunner& runner_;

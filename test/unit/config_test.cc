@@ -276,8 +276,10 @@ TEST_CASE("[mempool] keys are parsed, and bad ones name the key", "[config]") {
   const auto c = MustParse(
       "[mempool]\nmax_txs = 7\nmax_bytes = 4096\nmax_tx_bytes = 1024\nmax_txs_per_sender = 2\n"
       "replace_bump_percent = 25\nttl_blocks = 3\nttl_duration = \"90s\"\n"
-      "recheck_budget = \"50ms\"\n");
+      "recheck_budget = \"50ms\"\nparked_ttl_blocks = 0\n");
   CHECK(c.mempool_max_txs == 7);
+  CHECK(c.mempool_parked_ttl_blocks == 0);
+  CHECK(Config{}.mempool_parked_ttl_blocks == 20);
   CHECK(c.mempool_max_bytes == 4096);
   CHECK(c.mempool_max_tx_bytes == 1024);
   CHECK(c.mempool_max_txs_per_sender == 2);
@@ -287,6 +289,8 @@ TEST_CASE("[mempool] keys are parsed, and bad ones name the key", "[config]") {
   CHECK(*kairos::app::ParseConfigDuration(c.mempool_recheck_budget, "k") == 50'000'000);
   CHECK(*kairos::app::ParseConfigDuration("0s", "k") == 0);
   CHECK_THAT(ErrorOf("[mempool]\nmax_txs = 0\n"), Catch::Contains("mempool.max_txs"));
+  CHECK_THAT(ErrorOf("[mempool]\nparked_ttl_blocks = -1\n"),
+             Catch::Contains("mempool.parked_ttl_blocks"));
   CHECK_THAT(ErrorOf("[mempool]\nttl_duration = \"soon\"\n"),
              Catch::Contains("mempool.ttl_duration"));
   CHECK_THAT(ErrorOf("[mempool]\nrecheck_budget = \"-5s\"\n"),

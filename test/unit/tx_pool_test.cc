@@ -303,6 +303,52 @@ TEST_CASE("txs older than mempool.ttl_blocks leave the pool at commit", "[tx_poo
   CHECK(chain.Check(tx).code() == 0);
 }
 
+TEST_CASE("txs parked behind a gap that is never filled leave after mempool.parked_ttl_blocks",
+          "[tx_pool]") {
+  // The overload wedge: a sender's sequence 0 never reaches the pool (CometBFT's full mempool
+  // refused it), its later txs are parked. They must not hold the pool (and CometBFT's mempool,
+  // which rechecks them) forever; a ready tx of the same age stays.
+  app::AppOptions options;
+  options.mempool_parked_ttl_blocks = 2;
+  TestChain chain = Chain(options);
+  chain.Block({}, kT0);  // height 1
+  const std::string p1 = chain.Send(kAlice, kBob, "1stake", At(1, 1, 0));
+  const std::string p2 = chain.Send(kAlice, kBob, "1stake", At(2, 1, 0));
+  const std::string ready = chain.Send(kBob, kCarol, "1stake", At(0, 1, 1));
+  REQUIRE(chain.Check(p1).code() == 0);
+  REQUIRE(chain.Check(p2).code() == 0);
+  REQUIRE(chain.Check(ready).code() == 0);
+  REQUIRE(Stats(chain).parked() == 2);
+  chain.Block({}, kT0 + kSecond);      // height 2: 1 block old
+  chain.Block({}, kT0 + 2 * kSecond);  // height 3: 2 blocks old, kept
+  CHECK(Stats(chain).parked() == 2);
+  chain.Block({}, kT0 + 3 * kSecond);  // height 4: 3 blocks old, dropped
+  CHECK(Stats(chain).parked() == 0);
+  CHECK(Stats(chain).size() == 1);     // the ready tx (empty blocks: nothing proposed it)
+  CHECK(Count(Stats(chain).expiries(), "expired_blocks") == 2);
+  auto recheck = chain.Check(p2, /*recheck=*/true);
+  CHECK(recheck.code() == 20);
+  CHECK_THAT(recheck.log(), Catch::Contains("parked_ttl_blocks"));
+  // The sender recovers: sequence 0 then 1 are accepted and proposed in order.
+  const std::string s0 = chain.Send(kAlice, kBob, "1stake", At(0, 1, 0));
+  CHECK(chain.Check(s0).code() == 0);
+  CHECK(chain.Check(p1).code() == 0);
+  const auto block = Prepare(chain, kT0 + 4 * kSecond);
+  CHECK(std::count(block.begin(), block.end(), s0) == 1);
+  CHECK(std::count(block.begin(), block.end(), p1) == 1);
+  CHECK(std::find(block.begin(), block.end(), s0) < std::find(block.begin(), block.end(), p1));
+
+  SECTION("0 keeps them") {
+    app::AppOptions keep;
+    keep.mempool_parked_ttl_blocks = 0;
+    TestChain c2 = Chain(keep);
+    c2.Block({}, kT0);
+    REQUIRE(c2.Check(c2.Send(kAlice, kBob, "1stake", At(1, 1, 0))).code() == 0);
+    for (int i = 1; i <= 5; ++i) c2.Block({}, kT0 + i * kSecond);
+    CHECK(Stats(c2).parked() == 1);
+  }
+}
+
 TEST_CASE("InsertTx fills the pool and ReapTxs returns ready txs by priority", "[tx_pool]") {
   TestChain chain = Chain();
   chain.Block({}, kT0);
