@@ -78,7 +78,7 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
        }},
       {"store",
        {
-           {"keep_recent", {"an integer from 0 (keep all) to 1000000000",
+           {"keep_recent", {"0 (keep all) or an integer from 2 to 1000000000",
                             ReadInteger(&Config::keep_recent, 0, 1'000'000'000)}},
            {"prune_interval", {"an integer from 1 to 1000000",
                                ReadInteger(&Config::prune_interval, 1, 1'000'000)}},
@@ -229,6 +229,11 @@ Status ValidateConfig(const Config& c) {
   }
   if (auto d = ParseConfigDuration(c.mempool_recheck_budget, "mempool.recheck_budget"); !d.ok()) {
     return d.status();
+  }
+  if (c.keep_recent == 1) {
+    return Status::InvalidArgument(
+        "store.keep_recent must be 0 (keep all) or at least 2, got 1 (the store keeps the "
+        "latest version and at least one before it)");
   }
   if (c.mempool_max_tx_bytes > c.mempool_max_bytes) {
     return Status::InvalidArgument(

@@ -370,9 +370,13 @@ MerkleStore::~MerkleStore() {
 }
 
 Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& options) {
-  if (options.keep_recent < 0 || options.prune_interval < 1 || options.checkpoint_interval < 1) {
+  if (options.keep_recent < 0 || options.keep_recent == 1 || options.prune_interval < 1 ||
+      options.checkpoint_interval < 1) {
+    // keep_recent = 1 would prune the version being committed, whose changeset is still in the
+    // batch: the values it replaced would never be pruned. Keeping one past version costs little.
     return Status::InvalidArgument(
-        "keep_recent must be >= 0, prune_interval >= 1 and checkpoint_interval >= 1");
+        "keep_recent must be 0 (keep all) or >= 2, prune_interval >= 1 and "
+        "checkpoint_interval >= 1");
   }
   std::error_code ec;
   std::filesystem::create_directories(options.dir, ec);
@@ -451,6 +455,9 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
   ls = store->db_->Get(VerifiedRead(), kEarliestKey, &value);
   if (ls.ok() && value.size() == 8) {
     store->earliest_ = static_cast<Version>(ReadBE64(value));
+  } else if (ls.ok()) {
+    return Status::Corruption("the earliest-kept-version marker in " + options.dir +
+                              " is malformed");
   } else if (!ls.IsNotFound()) {
     return FromLevelDb(ls, "reading the earliest kept version");
   }
@@ -495,8 +502,16 @@ Status MerkleStore::Recover(Version latest) {
   const std::string cprefix(1, kChangesetPrefix);
   for (it->Seek(VersionKey(kChangesetPrefix, durable_ + 1));
        it->Valid() && it->key().starts_with(cprefix); it->Next()) {
+    if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
     const auto v = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
     if (v > latest) break;
+    // Versions are consecutive heights: a gap is a lost changeset, named here rather than found
+    // later as a root mismatch.
+    if (latest_.version != 0 && v != latest_.version + 1) {
+      return Status::Corruption("the changeset of version " + std::to_string(latest_.version + 1) +
+                                " is missing in " + options_.dir + " (the next one is version " +
+                                std::to_string(v) + ")");
+    }
     if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates)) {
       return Status::Corruption("the changeset of version " + std::to_string(v) + " is malformed");
     }
@@ -594,6 +609,11 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
   }
   std::string value;
   const leveldb::Status s = db_->Get(VerifiedRead(), PageKey(version, path), &value);
+  if (s.IsNotFound()) {  // a page the tree points to is gone: the store is damaged
+    return Status::Corruption("the tree page at version " + std::to_string(version) +
+                              " depth " + std::to_string(path.size()) + " is missing in " +
+                              options_.dir);
+  }
   if (!s.ok()) {
     return FromLevelDb(s, "reading the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()));
@@ -610,6 +630,10 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
 Status MerkleStore::ReadRoot(Version version, RootRecord* out) const {
   std::string value;
   const leveldb::Status s = db_->Get(VerifiedRead(), VersionKey(kRootPrefix, version), &value);
+  if (s.IsNotFound()) {  // callers check the version is kept first (CheckVersion)
+    return Status::Corruption("the root record of version " + std::to_string(version) +
+                              " is missing in " + options_.dir);
+  }
   if (!s.ok()) return FromLevelDb(s, "reading the root of version " + std::to_string(version));
   out->version = version;
   if (!DecodeRoot(value, &out->root, &out->hash)) {
@@ -820,6 +844,7 @@ Status MerkleStore::TreeAt(Version version, const PageReader** reader, Slot* roo
     Version reached = std::max(r->base, r->version);
     for (it->Seek(VersionKey(kChangesetPrefix, from));
          it->Valid() && it->key().starts_with(cprefix); it->Next()) {
+      if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
       const auto v = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
       if (v > version) break;
       if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates)) {
@@ -894,6 +919,7 @@ Status MerkleStore::AddPruning(Version version, void* batch_ptr) {
   const std::string values_end = VersionKey(kChangesetPrefix, keep_from + 1);
   for (it->Seek(VersionKey(kChangesetPrefix, earliest_ + 1));
        it->Valid() && it->key().compare(values_end) < 0; it->Next()) {
+    if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
     const auto w = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
     if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates,
                          &previous)) {

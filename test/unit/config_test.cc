@@ -253,7 +253,9 @@ TEST_CASE("the [store] keys are read and checked", "[config]") {
   CHECK(c.block_cache_bytes == 0);
   CHECK_FALSE(c.verify_on_open);
   CHECK_THAT(ErrorOf("[store]\nkeep_recent = -1\n"),
-             Catch::Contains("store.keep_recent must be an integer from 0"));
+             Catch::Contains("store.keep_recent must be 0 (keep all) or an integer from 2"));
+  CHECK_THAT(ErrorOf("[store]\nkeep_recent = 1\n"),
+             Catch::Contains("store.keep_recent must be 0 (keep all) or at least 2"));
   CHECK_THAT(ErrorOf("[store]\nprune_interval = 0\n"),
              Catch::Contains("store.prune_interval must be an integer from 1"));
   CHECK_THAT(ErrorOf("[store]\ncheckpoint_interval = 0\n"),

@@ -124,6 +124,21 @@ std::vector<std::string> RawKeys(const std::string& dir, char prefix) {
   return out;
 }
 
+// Deletes raw records (the store must be closed).
+void DeleteRaw(const std::string& dir, const std::vector<std::string>& keys) {
+  leveldb::DB* raw = nullptr;
+  REQUIRE(leveldb::DB::Open(leveldb::Options(), dir, &raw).ok());
+  std::unique_ptr<leveldb::DB> db(raw);
+  for (const auto& k : keys) REQUIRE(db->Delete(leveldb::WriteOptions(), k).ok());
+}
+
+// The key of version v's changeset record: 'C' and the big-endian version (v < 256 here).
+std::string ChangesetKey(Version v) {
+  std::string key(1, 'C');
+  for (int i = 7; i >= 0; --i) key.push_back(static_cast<char>(i == 0 ? v : 0));
+  return key;
+}
+
 }  // namespace
 
 TEST_CASE("the root does not depend on the checkpoint interval", "[store][checkpoint]") {
@@ -257,16 +272,48 @@ TEST_CASE("a missing changeset is reported on open", "[store][checkpoint]") {
     auto store = OpenStore(Options(dir.path(), 10));
     for (Version v = 1; v <= 4; ++v) Commit(*store, v);
   }
-  {
-    leveldb::DB* raw = nullptr;
-    REQUIRE(leveldb::DB::Open(leveldb::Options(), dir.path(), &raw).ok());
-    std::unique_ptr<leveldb::DB> db(raw);
-    std::string key(1, 'C');
-    for (int i = 7; i >= 0; --i) key.push_back(static_cast<char>(i == 0 ? 4 : 0));
-    REQUIRE(db->Delete(leveldb::WriteOptions(), key).ok());
-  }
+  DeleteRaw(dir.path(), {ChangesetKey(4)});
   auto s = MerkleStore::Open(Options(dir.path(), 10));
   REQUIRE_FALSE(s.ok());
   CHECK(s.status().code() == Status::Code::kCorruption);
   CHECK_THAT(s.status().message(), Catch::Contains("changesets"));
+}
+
+TEST_CASE("a changeset missing in the middle is named on open", "[store][checkpoint]") {
+  TempDir dir;
+  {
+    auto store = OpenStore(Options(dir.path(), 10));
+    for (Version v = 1; v <= 6; ++v) Commit(*store, v);
+  }
+  DeleteRaw(dir.path(), {ChangesetKey(3)});
+  auto s = MerkleStore::Open(Options(dir.path(), 10));
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.status().code() == Status::Code::kCorruption);
+  CHECK_THAT(s.status().message(), Catch::Contains("the changeset of version 3 is missing"));
+}
+
+TEST_CASE("a tree page missing from a checkpoint is corruption, not an absent key",
+          "[store][checkpoint]") {
+  // Interval 1: every version's pages are on disk. Deleting them all makes every proof and
+  // every open walk of the tree hit a missing page: it must say corruption (the node stops),
+  // never NotFound (which a query would answer as "no proof").
+  TempDir dir;
+  {
+    auto store = OpenStore(Options(dir.path(), 1));
+    for (Version v = 1; v <= 3; ++v) Commit(*store, v);
+  }
+  const auto pages = RawKeys(dir.path(), 'N');
+  REQUIRE_FALSE(pages.empty());
+  DeleteRaw(dir.path(), pages);
+  auto s = MerkleStore::Open(Options(dir.path(), 1));
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.status().code() == Status::Code::kCorruption);
+  CHECK_THAT(s.status().message(), Catch::Contains("tree page") && Catch::Contains("missing"));
+}
+
+TEST_CASE("keep_recent = 1 is refused", "[store][checkpoint]") {
+  TempDir dir;
+  auto s = MerkleStore::Open(Options(dir.path(), 10, /*keep=*/1));
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(s.status().message(), Catch::Contains("keep_recent must be 0 (keep all) or >= 2"));
 }
