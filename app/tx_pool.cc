@@ -319,16 +319,19 @@ void TxPool::PurgeExpired(std::int64_t now_nanos) {
 std::size_t TxPool::DropStaleParked() {
   if (options_.parked_ttl_blocks <= 0 || pool_.stats().parked == 0) return 0;
   std::size_t dropped = 0;
-  // One walk of the pool, only while something is parked (rare outside overload).
-  for (const mempool::EntryPtr& e : pool_.RecheckOrder()) {
-    if (height_ - e->arrival_height <= options_.parked_ttl_blocks) continue;
-    if (!pool_.IsParked(e->tx.hash)) continue;
-    if (!pool_.Remove(e->tx.hash, mempool::RemoveReason::kExpiredBlocks)) continue;
-    Log()->debug("mempool: dropped tx {} (sequence {}): parked behind a sequence gap for more "
-                 "than {} blocks",
-                 HexEncode(HashString(e), true), e->tx.nonce, options_.parked_ttl_blocks);
-    Forget(e, mempool::RemoveReason::kExpiredBlocks);
-    ++dropped;
+  // The recheck queue QueueRecheck just built already holds every pooled tx by sender: no second
+  // walk of the pool. (Entries the update removed are no longer parked, nor removable.)
+  for (const std::string& sender : recheck_order_) {
+    for (const mempool::EntryPtr& e : recheck_by_sender_.at(sender)) {
+      if (height_ - e->arrival_height <= options_.parked_ttl_blocks) continue;
+      if (!pool_.IsParked(e->tx.hash)) continue;
+      if (!pool_.Remove(e->tx.hash, mempool::RemoveReason::kExpiredBlocks)) continue;
+      Log()->debug("mempool: dropped tx {} (sequence {}): parked behind a sequence gap for more "
+                   "than {} blocks",
+                   HexEncode(HashString(e), true), e->tx.nonce, options_.parked_ttl_blocks);
+      Forget(e, mempool::RemoveReason::kExpiredBlocks);
+      ++dropped;
+    }
   }
   return dropped;
 }

@@ -167,7 +167,8 @@ class TxPool {
   void RecheckSender(const std::string& sender, const ante::BlockInfo& block);
   void DrainRecheck(std::chrono::steady_clock::time_point deadline, const ante::BlockInfo& block);
   void PurgeExpired(std::int64_t now_nanos);
-  // Drops the parked txs older than options_.parked_ttl_blocks; returns how many.
+  // Drops the parked txs older than options_.parked_ttl_blocks; returns how many. REQUIRES: the
+  // recheck queue of this commit is built (QueueRecheck) and not drained yet.
   std::size_t DropStaleParked();
   CheckOutcome Reject(mempool::InsertResult r) const;
 

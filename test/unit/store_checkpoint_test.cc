@@ -14,6 +14,7 @@
 
 #include "store/merkle_store.h"
 #include "smt_reference.h"
+#include "store_crash_workload.h"
 #include "store_test_open.h"
 #include "temp_dir.h"
 
@@ -54,17 +55,7 @@ ChangeSet Block(Version v) {
 }
 
 std::map<std::string, std::string> StateAt(Version v) {
-  std::map<std::string, std::string> state;
-  for (Version i = 1; i <= v; ++i) {
-    for (const auto& [k, val] : Block(i)) {
-      if (val) {
-        state[k] = *val;
-      } else {
-        state.erase(k);
-      }
-    }
-  }
-  return state;
+  return kairos::store::crash::StateAfter(v, Block);
 }
 
 Hash RootOf(const std::map<std::string, std::string>& state) {

@@ -26,11 +26,12 @@ inline ChangeSet ChangesAt(Version v) {
   return c;
 }
 
-// The whole state after committing versions 1..v.
-inline std::map<std::string, std::string> StateAt(Version v) {
+// The whole state after committing versions 1..v of a workload (what `changes_at` writes at
+// each version).
+inline std::map<std::string, std::string> StateAfter(Version v, ChangeSet (*changes_at)(Version)) {
   std::map<std::string, std::string> state;
   for (Version i = 1; i <= v; ++i) {
-    for (const auto& [key, value] : ChangesAt(i)) {
+    for (const auto& [key, value] : changes_at(i)) {
       if (value) {
         state[key] = *value;
       } else {
@@ -40,6 +41,9 @@ inline std::map<std::string, std::string> StateAt(Version v) {
   }
   return state;
 }
+
+// The whole state after committing versions 1..v of this workload.
+inline std::map<std::string, std::string> StateAt(Version v) { return StateAfter(v, ChangesAt); }
 
 inline StoreOptions CrashStoreOptions(const std::string& dir) {
   StoreOptions o;
