@@ -71,6 +71,14 @@ double ProcessCpu() {
   return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9;
 }
 
+// Phase boundaries on stderr, in CLOCK_MONOTONIC seconds: `perf record -k CLOCK_MONOTONIC` uses
+// the same clock, so `perf report --time START,END` can look at one phase alone.
+void MarkPhase(const char* name) {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  std::fprintf(stderr, "phase %s %ld.%09ld\n", name, static_cast<long>(t.tv_sec), t.tv_nsec);
+}
+
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -177,6 +185,7 @@ int main(int argc, char** argv) {
   const auto blocks = Blocks(a, &load_blocks);
 
   Phase floor_load, floor_steady;
+  MarkPhase("floor");
   RunLevelDbFloor(a, blocks, load_blocks, &floor_load, &floor_steady);
 
   store::StoreOptions o;
@@ -193,7 +202,9 @@ int main(int argc, char** argv) {
   store::MerkleStore& s = **opened;
   Phase load, steady;
   std::vector<double> stage_ms, commit_ms;
+  MarkPhase("load");
   for (std::size_t b = 0; b < blocks.size(); ++b) {
+    if (static_cast<std::int64_t>(b) == load_blocks) MarkPhase("steady");
     const auto t0 = Clock::now();
     const double c0 = ProcessCpu();
     auto root = s.Stage(s.version() + 1, blocks[b]);
@@ -216,6 +227,7 @@ int main(int argc, char** argv) {
   }
 
   // Proofs, warm: the same keys twice, the second pass timed.
+  MarkPhase("proofs");
   std::mt19937_64 rng(11);
   std::vector<std::string> present, absent;
   for (std::int64_t i = 0; i < a.proofs; ++i) {
@@ -237,8 +249,10 @@ int main(int argc, char** argv) {
         }
       }
       if (pass == 1) (set == &present ? exist_s : absent_s) = Seconds(Clock::now() - t0);
+      if (pass == 1) MarkPhase(set == &present ? "proofs-exist-done" : "proofs-absent-done");
     }
   }
+  MarkPhase("end");
   const std::uint64_t disk = DirBytes(o.dir);
   const double raw_per_key = 32 + 100;
 
