@@ -9,35 +9,39 @@
 // reference, every node one), so `tx.sender()` stays valid for as long as the entry is held.
 // Indexes, all guarded by the pool's mutex:
 //   by_hash    FlatIndex of Node* keyed by the tx hash;
-//   senders    FlatIndex of Sender* keyed by the sender bytes; a Sender holds its ordered txs in
-//              a small vector sorted by nonce (the first `ready` of them are contiguous from its
-//              base; four fit inline), its unordered txs in arrival order, its own HeadLink for
-//              its first ready ordered tx, and which of its nodes is in the frontier;
+//   senders    FlatIndex of Sender* keyed by the sender bytes; a Sender (one allocation with its
+//              address inline) holds its txs in one small array, ordered ones by nonce (the
+//              first `ready` of them are contiguous from its base) then unordered ones by
+//              arrival, four inline; its own HeadLink for its first ready ordered tx; and the
+//              frontier handle of its last ordered tx;
 //   heads      intrusive red-black tree of HeadLinks in reap order: each sender's first ready
 //              ordered tx (the link is in the Sender), and every unordered tx (in its node);
-//   frontier   4-ary min-heap, in eviction order (the reverse of reap order), of what may be
-//              evicted: each sender's last ordered tx, and every unordered tx. Its items carry
-//              their key and a 32-bit handle; positions and owners are kept in dense arrays
-//              indexed by handle, so a sift touches only the heap and the position array, never
-//              a node;
-//   expiry     (only when a TTL is configured) 4-ary min-heap of the senders by the arrival of
+//   frontier   8-ary min-heap (indexed_heap.h), in eviction order (the reverse of reap order), of
+//              what may be evicted: each sender's last ordered tx, and every unordered tx. Keys
+//              and 32-bit handles are in parallel arrays laid out so that the eight children of
+//              an item share two adjacent cache lines; positions and owners are dense arrays
+//              indexed by handle, so a sift touches only those arrays, never a node;
+//   expiry     (only when a TTL is configured) 8-ary min-heap of the senders by the arrival of
 //              their oldest tx: the globally oldest tx is the top sender's oldest, so expired
 //              txs come out in arrival order.
 #include "mempool/priority_mempool.h"
 
 #include <algorithm>
-#include <cassert>
-#include <new>
 #include <atomic>
+#include <bit>
+#include <cassert>
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <new>
 #include <random>
+#include <span>
 #include <unordered_map>
 
 #include <boost/intrusive/set.hpp>
 
 #include "mempool/flat_index.h"
+#include "mempool/indexed_heap.h"
 
 namespace kairos::mempool {
 
@@ -77,107 +81,136 @@ struct HeadLink {
 static_assert(sizeof(HeadLink) % alignof(Node) == 0);
 HeadLink& UnorderedLink(Node* n) { return *(reinterpret_cast<HeadLink*>(n) - 1); }
 
-// A vector of Node* with room for four inline (most senders have at most a few txs).
-class NodeVec {
+// A sender's txs: its ordered ones by nonce, then its unordered ones by arrival, in one array
+// with room for four inline (most senders have at most a few txs; no allocation until the
+// fifth). The capacity is not stored: it is 4 up to 4 txs, else the next power of two.
+class SenderTxs {
  public:
-  NodeVec() {}  // NOLINT(modernize-use-equals-default): the union is left uninitialised
-  NodeVec(const NodeVec&) = delete;
-  NodeVec& operator=(const NodeVec&) = delete;
-  ~NodeVec() {
-    if (cap_ > kInline) delete[] heap_;
+  SenderTxs() {}  // NOLINT(modernize-use-equals-default): the union is left uninitialised
+  SenderTxs(const SenderTxs&) = delete;
+  SenderTxs& operator=(const SenderTxs&) = delete;
+  ~SenderTxs() {
+    if (size_ > kInline) delete[] heap_;
   }
-  Node** begin() { return data(); }
-  Node** end() { return data() + size_; }
-  Node* const* begin() const { return data(); }
-  Node* const* end() const { return data() + size_; }
+  std::span<Node* const> ordered() const { return {data(), n_ordered_}; }
+  std::span<Node* const> unordered() const { return {data() + n_ordered_, size_ - n_ordered_}; }
   std::size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  Node* operator[](std::size_t i) const { return data()[i]; }
-  Node* front() const { return data()[0]; }
-  Node* back() const { return data()[size_ - 1]; }
-  void insert(std::size_t i, Node* v) {
-    if (size_ == cap_) Grow();
-    Node** d = data();
-    std::memmove(d + i + 1, d + i, (size_ - i) * sizeof(Node*));
-    d[i] = v;
-    ++size_;
+  void InsertOrdered(std::size_t i, Node* v) {
+    Insert(i, v);
+    ++n_ordered_;
   }
-  void erase(std::size_t i) {
-    Node** d = data();
-    std::memmove(d + i, d + i + 1, (size_ - i - 1) * sizeof(Node*));
-    --size_;
+  void EraseOrdered(std::size_t i) {
+    Erase(i);
+    --n_ordered_;
+  }
+  void PushUnordered(Node* v) { Insert(size_, v); }
+  void EraseUnordered(const Node* v) {
+    Node* const* d = data();
+    Erase(static_cast<std::size_t>(std::find(d + n_ordered_, d + size_, v) - d));
   }
 
  private:
   static constexpr std::uint32_t kInline = 4;
-  Node** data() { return cap_ > kInline ? heap_ : inline_; }
-  Node* const* data() const { return cap_ > kInline ? heap_ : inline_; }
-  void Grow() {
-    const std::uint32_t cap = cap_ * 2;
-    Node** p = new Node*[cap];
-    std::memcpy(p, data(), size_ * sizeof(Node*));
-    if (cap_ > kInline) delete[] heap_;
-    heap_ = p;
-    cap_ = cap;
+  static std::uint32_t Capacity(std::uint32_t size) {
+    return size <= kInline ? kInline : std::bit_ceil(size);
   }
+  Node** data() { return size_ > kInline ? heap_ : inline_; }
+  Node* const* data() const { return size_ > kInline ? heap_ : inline_; }
+  void Insert(std::size_t i, Node* v) {
+    if (size_ == Capacity(size_)) {  // full: move to a heap array twice as large
+      Node** p = new Node*[2 * static_cast<std::size_t>(Capacity(size_))];
+      std::memcpy(p, data(), size_ * sizeof(Node*));
+      if (size_ > kInline) delete[] heap_;
+      heap_ = p;
+    }
+    ++size_;  // data() is the heap array from here when it holds five or more
+    Node** d = data();
+    std::memmove(d + i + 1, d + i, (size_ - 1 - i) * sizeof(Node*));
+    d[i] = v;
+  }
+  void Erase(std::size_t i) {
+    Node** d = data();
+    std::memmove(d + i, d + i + 1, (size_ - i - 1) * sizeof(Node*));
+    if (size_ == kInline + 1) {  // back to four: inline again
+      Node** heap = heap_;
+      std::memcpy(inline_, heap, kInline * sizeof(Node*));
+      delete[] heap;
+    }
+    --size_;
+  }
+
   std::uint32_t size_ = 0;
-  std::uint32_t cap_ = kInline;
+  std::uint32_t n_ordered_ = 0;
   union {
     Node* inline_[kInline];
     Node** heap_;
   };
 };
 
+// A sender's record: 98 bytes and its address bytes (malloc's 128-byte chunk for a 20-byte
+// address).
 struct Sender {
-  // The sender's address bytes follow the Sender in its allocation (MakeSender).
-  std::string_view key() const { return {reinterpret_cast<const char*>(this + 1), key_len}; }
+  std::string_view key() const { return {KeyBytes(), key_len}; }
+  std::span<Node* const> ordered() const { return txs.ordered(); }
+  std::span<Node* const> unordered() const { return txs.unordered(); }
+
   HeadLink head;  // head.node: the ordered node this sender has in `heads`
+  std::uint64_t base = 0;  // the committed sequence as last told; only moves forward
   // One for the pool's sender index while the sender is in it, one per node made for it.
   std::atomic<std::uint32_t> refs{1};
-  std::uint32_t ready = 0;          // ordered[0..ready) have nonces base, base+1, ...
+  std::uint32_t ready = 0;          // ordered()[0..ready) have nonces base, base+1, ...
   std::uint32_t expiry = kNoHandle;  // its handle in the expiry heap (TTL on, txs present)
   std::uint32_t tail_handle = kNoHandle;  // the handle of its ordered node in `frontier`
+  SenderTxs txs;  // ordered by nonce (all >= base), then unordered by arrival
   std::uint16_t key_len = 0;
-  std::uint64_t base = 0;        // the committed sequence as last told; only moves forward
-  NodeVec ordered;               // by nonce; all >= base
-  // Its unordered txs by arrival; allocated on the first (most senders have none).
-  std::unique_ptr<std::vector<Node*>> unordered;
+  // The address bytes follow key_len, in the struct's tail padding and past it (MakeSender).
+  const char* KeyBytes() const { return reinterpret_cast<const char*>(&key_len + 1); }
 
-  std::size_t count() const { return ordered.size() + (unordered ? unordered->size() : 0); }
-  std::size_t parked() const { return ordered.size() - ready; }
+  std::size_t count() const { return txs.size(); }
+  std::size_t parked() const { return ordered().size() - ready; }
   // Index of `n` in `ordered` when it is ready, else npos. (ordered[i] has nonce base + i for
   // i < ready: no other node is read.)
   std::size_t ReadyIndex(const Node& n) const {
     const std::uint64_t i = n.tx().nonce - base;
-    return n.tx().nonce >= base && i < ready && ordered[i] == &n ? static_cast<std::size_t>(i)
-                                                                 : kNotReady;
+    return n.tx().nonce >= base && i < ready && ordered()[i] == &n
+               ? static_cast<std::size_t>(i)
+               : kNotReady;
   }
   // The first index whose nonce is >= `nonce`. With nothing parked the nonces are base, base+1,
   // ... and no node is read; otherwise it checks the last one first: appends and evictions (of
   // tails) are the common cases, and each node looked at is a cache miss in a large pool.
   std::size_t LowerBound(std::uint64_t nonce) const {
-    if (ready == ordered.size()) {
+    const std::span<Node* const> o = ordered();
+    if (ready == o.size()) {
       return nonce <= base ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(
-                                     nonce - base, ordered.size()));
+                                     nonce - base, o.size()));
     }
-    if (ordered.back()->tx().nonce < nonce) return ordered.size();
-    if (ordered.back()->tx().nonce == nonce) return ordered.size() - 1;
+    if (o.back()->tx().nonce < nonce) return o.size();
+    if (o.back()->tx().nonce == nonce) return o.size() - 1;
     return static_cast<std::size_t>(
-        std::lower_bound(ordered.begin(), ordered.end() - 1, nonce,
+        std::lower_bound(o.begin(), o.end() - 1, nonce,
                          [](const Node* n, std::uint64_t v) { return n->tx().nonce < v; }) -
-        ordered.begin());
+        o.begin());
   }
   Node* FindNonce(std::uint64_t nonce) const {
     const std::size_t i = LowerBound(nonce);
-    return i < ordered.size() && ordered[i]->tx().nonce == nonce ? ordered[i] : nullptr;
+    const std::span<Node* const> o = ordered();
+    return i < o.size() && o[i]->tx().nonce == nonce ? o[i] : nullptr;
   }
 };
 
 Sender* MakeSender(std::string_view key) {
-  char* mem = static_cast<char*>(::operator new(sizeof(Sender) + key.size()));
+  // The address starts right after key_len (in the struct's tail padding).
+  static const std::size_t key_offset = [] {
+    alignas(Sender) unsigned char buf[sizeof(Sender)];
+    const Sender* probe = reinterpret_cast<const Sender*>(buf);
+    return static_cast<std::size_t>(probe->KeyBytes() - reinterpret_cast<const char*>(probe));
+  }();
+  const std::size_t size = std::max(sizeof(Sender), key_offset + key.size());
+  char* mem = static_cast<char*>(::operator new(size));
   auto* s = new (mem) Sender;
   s->key_len = static_cast<std::uint16_t>(key.size());  // Insert rejects longer addresses
-  std::memcpy(mem + sizeof(Sender), key.data(), key.size());
+  std::memcpy(mem + key_offset, key.data(), key.size());
   return s;
 }
 void RefSender(Sender* s) { s->refs.fetch_add(1, std::memory_order_relaxed); }
@@ -284,118 +317,6 @@ struct ReapOrder {
 
 using HeadSet = bi::set<HeadLink, bi::member_hook<HeadLink, TreeHook, &HeadLink::hook>,
                         bi::compare<ReapOrder>, bi::constant_time_size<false>>;
-
-// A 4-ary min-heap ("first" = comes out first) of keyed items, any of which can be erased or
-// re-keyed through the handle Push returned. Items carry their key and handle; the position of
-// each handle and its owner are in dense arrays, so a sift reads and writes only the item array
-// and the position array (no owner is touched). Counts levels moved and comparisons.
-template <class Key, class Owner, class First>
-class IndexedHeap {
- public:
-  struct Item {
-    Key key;
-    std::uint32_t handle;
-  };
-  // Children per item: 4 halves the levels a sift walks (each a likely cache miss in a large
-  // pool) for a few more comparisons within one or two cache lines.
-  static constexpr std::size_t kArity = 4;
-
-  explicit IndexedHeap(WorkCounters* work) : work_(work) {}
-
-  bool empty() const { return items_.empty(); }
-  const std::vector<Item>& items() const { return items_; }
-  Owner* OwnerAt(std::size_t i) const { return owners_[items_[i].handle]; }
-  Owner* OwnerOf(std::uint32_t handle) const { return owners_[handle]; }
-  const Key& KeyOf(std::uint32_t handle) const { return items_[pos_[handle]].key; }
-
-  std::uint32_t Push(Owner* owner, const Key& key) {
-    std::uint32_t h;
-    if (!free_.empty()) {
-      h = free_.back();
-      free_.pop_back();
-      owners_[h] = owner;
-    } else {
-      h = static_cast<std::uint32_t>(owners_.size());
-      owners_.push_back(owner);
-      pos_.push_back(0);
-    }
-    items_.push_back({key, h});
-    pos_[h] = static_cast<std::uint32_t>(items_.size() - 1);
-    SiftUp(items_.size() - 1);
-    return h;
-  }
-  void Erase(std::uint32_t handle) {
-    const std::size_t i = pos_[handle];
-    owners_[handle] = nullptr;
-    free_.push_back(handle);
-    const Item last = items_.back();
-    items_.pop_back();
-    if (i == items_.size()) return;
-    Set(i, last);
-    SiftUp(i);
-    SiftDown(pos_[last.handle]);
-  }
-  // The handle now stands for `owner` with `key` (one sift instead of an erase and a push).
-  void Replace(std::uint32_t handle, Owner* owner, const Key& key) {
-    owners_[handle] = owner;
-    const std::size_t i = pos_[handle];
-    items_[i].key = key;
-    SiftUp(i);
-    SiftDown(pos_[handle]);
-  }
-  void Clear() {
-    items_.clear();
-    pos_.clear();
-    owners_.clear();
-    free_.clear();
-  }
-
- private:
-  bool Less(const Key& a, const Key& b) const {
-    ++work_->heap_compares;
-    return First()(a, b);
-  }
-  void Set(std::size_t i, const Item& it) {
-    items_[i] = it;
-    pos_[it.handle] = static_cast<std::uint32_t>(i);
-  }
-  void SiftUp(std::size_t i) {
-    const Item it = items_[i];
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / kArity;
-      if (!Less(it.key, items_[parent].key)) break;
-      Set(i, items_[parent]);
-      i = parent;
-      ++work_->heap_levels;
-    }
-    Set(i, it);
-  }
-  void SiftDown(std::size_t i) {
-    const Item it = items_[i];
-    const std::size_t n = items_.size();
-    for (;;) {
-      const std::size_t first = kArity * i + 1;
-      if (first >= n) break;
-      // The grandchildren's block of the first child: usually where the next level looks.
-      __builtin_prefetch(items_.data() + std::min(kArity * first + 1, n - 1));
-      std::size_t child = first;
-      for (std::size_t c = first + 1; c < std::min(first + kArity, n); ++c) {
-        if (Less(items_[c].key, items_[child].key)) child = c;
-      }
-      if (!Less(items_[child].key, it.key)) break;
-      Set(i, items_[child]);
-      i = child;
-      ++work_->heap_levels;
-    }
-    Set(i, it);
-  }
-
-  WorkCounters* work_;
-  std::vector<Item> items_;
-  std::vector<std::uint32_t> pos_;  // by handle: index in items_
-  std::vector<Owner*> owners_;      // by handle
-  std::vector<std::uint32_t> free_;  // handles not in use
-};
 
 // Eviction order: lowest priority first, newest first among equals (the reverse of reap order).
 struct EvictsFirst {
@@ -552,10 +473,8 @@ struct PriorityMempool::State {
         SetInPool(n, false);
         EntryPtr ref = NodeAccess::Adopt(n);  // frees the node unless someone still holds it
       };
-      for (Node* n : s->ordered) release(n);
-      if (s->unordered) {
-        for (Node* n : *s->unordered) release(n);
-      }
+      for (Node* n : s->ordered()) release(n);
+      for (Node* n : s->unordered()) release(n);
       UnrefSender(s);
     });
   }
@@ -600,13 +519,13 @@ struct PriorityMempool::State {
   // Puts the sender's first ready ordered node in `heads` and its last ordered node in
   // `frontier`, taking out the ones it had there before.
   void Relink(Sender& s) {
-    Node* head = s.ready > 0 ? s.ordered.front() : nullptr;
+    Node* head = s.ready > 0 ? s.ordered().front() : nullptr;
     if (s.head.node != head) {
       if (s.head.node != nullptr) heads.erase(heads.iterator_to(s.head));
       s.head.node = head;
       if (head != nullptr) heads.insert(s.head);
     }
-    Node* tail = s.ordered.empty() ? nullptr : s.ordered.back();
+    Node* tail = s.ordered().empty() ? nullptr : s.ordered().back();
     if (s.tail_handle == kNoHandle) {
       if (tail != nullptr) s.tail_handle = frontier.Push(tail, KeyOf(*tail));
     } else if (tail == nullptr) {
@@ -620,23 +539,23 @@ struct PriorityMempool::State {
   // only grows from there. The caller keeps `parked` right.
   static void ExtendReady(Sender& s) {
     std::size_t r = s.ready;
-    while (r < s.ordered.size() && s.ordered[r]->tx().nonce - s.base == r) ++r;
+    while (r < s.ordered().size() && s.ordered()[r]->tx().nonce - s.base == r) ++r;
     s.ready = static_cast<std::uint32_t>(r);
   }
 
   // Re-derives the ready prefix from the base. O(s). The caller keeps `parked` right.
   static void RecomputeReady(Sender& s) {
     std::size_t r = 0;
-    while (r < s.ordered.size() && s.ordered[r]->tx().nonce - s.base == r) ++r;
+    while (r < s.ordered().size() && s.ordered()[r]->tx().nonce - s.base == r) ++r;
     s.ready = static_cast<std::uint32_t>(r);
   }
 
   // The arrival of the sender's oldest tx. O(s). REQUIRES: s.count() > 0.
   static std::uint64_t OldestArrival(const Sender& s) {
     std::uint64_t oldest = std::numeric_limits<std::uint64_t>::max();
-    for (const Node* n : s.ordered) oldest = std::min(oldest, n->entry().arrival);
-    if (s.unordered) {  // in arrival order
-      if (!s.unordered->empty()) oldest = std::min(oldest, s.unordered->front()->entry().arrival);
+    for (const Node* n : s.ordered()) oldest = std::min(oldest, n->entry().arrival);
+    if (!s.unordered().empty()) {  // in arrival order
+      oldest = std::min(oldest, s.unordered().front()->entry().arrival);
     }
     return oldest;
   }
@@ -650,13 +569,12 @@ struct PriorityMempool::State {
     if (n->ordered()) {
       parked -= s.parked();
       const std::size_t pos = s.LowerBound(n->tx().nonce);
-      s.ordered.erase(pos);
+      s.txs.EraseOrdered(pos);
       if (pos < s.ready) s.ready = static_cast<std::uint32_t>(pos);  // the later ones are parked
       parked += s.parked();
       Relink(s);
     } else {
-      s.unordered->erase(std::find(s.unordered->begin(), s.unordered->end(), n));
-      if (s.unordered->empty()) s.unordered.reset();
+      s.txs.EraseUnordered(n);
       heads.erase(heads.iterator_to(UnorderedLink(n)));
       frontier.Erase(std::exchange(FrontierHandle(*n), kNoHandle));
     }
@@ -683,8 +601,8 @@ struct PriorityMempool::State {
     s.ready = 0;  // `ready` counts from the base: none until it is re-derived below
     parked += s.parked();
     s.base = base;
-    while (!s.ordered.empty() && s.ordered.front()->tx().nonce < base) {
-      RemoveNode(s.ordered.front(), RemoveReason::kStaleNonce, out);
+    while (!s.ordered().empty() && s.ordered().front()->tx().nonce < base) {
+      RemoveNode(s.ordered().front(), RemoveReason::kStaleNonce, out);
     }
     parked -= s.parked();
     RecomputeReady(s);
@@ -700,12 +618,12 @@ struct PriorityMempool::State {
     // are the oldest ones; the top of `expiry` is the sender of the oldest tx.
     while (!expiry.empty()) {
       Sender* s = expiry.OwnerAt(0);
-      const std::uint64_t oldest = expiry.items()[0].key;
+      const std::uint64_t oldest = expiry.KeyAt(0);
       Node* n = nullptr;
-      for (Node* o : s->ordered) {
+      for (Node* o : s->ordered()) {
         if (o->entry().arrival == oldest) n = o;
       }
-      if (n == nullptr) n = s->unordered->front();
+      if (n == nullptr) n = s->unordered().front();
       RemoveReason reason;
       if (ttl_blocks > 0 && Exceeds(height, n->entry().arrival_height, ttl_blocks)) {
         reason = RemoveReason::kExpiredBlocks;
@@ -738,14 +656,13 @@ struct PriorityMempool::State {
                             std::int64_t priority, const Node* replaced, std::size_t free_count,
                             std::size_t free_bytes) {
     EvictionPlan plan;
-    const std::vector<FrontierHeap::Item>& items = frontier.items();
     // std heaps put the greatest first: "greater" here is "evicted earlier".
     auto pos_later = [&](std::size_t a, std::size_t b) {
       ++work.heap_compares;
-      return EvictsFirst()(items[b].key, items[a].key);
+      return EvictsFirst()(frontier.KeyAt(b), frontier.KeyAt(a));
     };
     std::vector<std::size_t> positions;  // of the frontier heap, not yet taken
-    if (!items.empty()) positions.push_back(0);
+    if (!frontier.empty()) positions.push_back(0);
     struct Cand {
       ReapKey key;
       Node* node;
@@ -756,25 +673,40 @@ struct PriorityMempool::State {
       return EvictsFirst()(b.key, a.key);
     };
     std::vector<Cand> preds;  // predecessors that became tails
+    // What the last victim adds to the candidates is added only when another one is needed
+    // (most inserts evict one tx): the children of its heap position, its predecessor.
+    std::size_t expand = kNotReady;
+    const Node* pred_of = nullptr;
+    std::size_t pred_index = 0;
     std::size_t freed_count = 0, freed_bytes = 0;
     std::int64_t max_victim = std::numeric_limits<std::int64_t>::min();
     bool blocked = false;
     while (freed_count < free_count || freed_bytes < free_bytes) {
-      Cand c;
-      if (!positions.empty() &&
-          (preds.empty() ||
-           EvictsFirst()(items[positions.front()].key, preds.front().key))) {
-        std::pop_heap(positions.begin(), positions.end(), pos_later);
-        const std::size_t pos = positions.back();
-        positions.pop_back();
-        for (std::size_t child = FrontierHeap::kArity * pos + 1;
-             child <= FrontierHeap::kArity * pos + FrontierHeap::kArity && child < items.size();
-             ++child) {
+      if (expand != kNotReady) {
+        const std::size_t first = FrontierHeap::kArity * expand + 1;
+        for (std::size_t child = first;
+             child < first + FrontierHeap::kArity && child < frontier.size(); ++child) {
           positions.push_back(child);
           std::push_heap(positions.begin(), positions.end(), pos_later);
         }
+        expand = kNotReady;
+      }
+      if (pred_of != nullptr) {
+        Node* pred = pred_of->sender->ordered()[pred_index];
+        preds.push_back({KeyOf(*pred), pred, pred_index});
+        std::push_heap(preds.begin(), preds.end(), cand_later);
+        pred_of = nullptr;
+      }
+      Cand c;
+      if (!positions.empty() &&
+          (preds.empty() ||
+           EvictsFirst()(frontier.KeyAt(positions.front()), preds.front().key))) {
+        std::pop_heap(positions.begin(), positions.end(), pos_later);
+        const std::size_t pos = positions.back();
+        positions.pop_back();
+        expand = pos;
         Node* n = frontier.OwnerAt(pos);
-        c = {items[pos].key, n, n->ordered() ? n->sender->ordered.size() - 1 : 0};
+        c = {frontier.KeyAt(pos), n, n->ordered() ? n->sender->ordered().size() - 1 : 0};
       } else if (!preds.empty()) {
         std::pop_heap(preds.begin(), preds.end(), cand_later);
         c = preds.back();
@@ -792,9 +724,10 @@ struct PriorityMempool::State {
       ++freed_count;
       freed_bytes += n->tx().bytes().size();
       if (n->ordered() && c.index > 0) {
-        Node* pred = n->sender->ordered[c.index - 1];
-        preds.push_back({KeyOf(*pred), pred, c.index - 1});
-        std::push_heap(preds.begin(), preds.end(), cand_later);
+        pred_of = n;
+        pred_index = c.index - 1;
+        // It becomes the sender's tail when `n` goes: its key is read then.
+        __builtin_prefetch(n->sender->ordered()[pred_index]);
       }
     }
     const bool enough = freed_count >= free_count && freed_bytes >= free_bytes;
@@ -887,7 +820,7 @@ struct PriorityMempool::State {
         const Sender& s = *c.node->sender;
         const std::size_t i = s.ReadyIndex(*c.node);
         if (i != kNotReady && i + 1 < s.ready) {
-          Node* next = s.ordered[i + 1];
+          Node* next = s.ordered()[i + 1];
           cur.heap.push_back({KeyOf(*next), Share(next), next, rs});
           std::push_heap(cur.heap.begin(), cur.heap.end(), CandidateLater);
         }
@@ -929,15 +862,25 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   // frontier's first entry is the likely victim: start loading its node too.
   st.by_hash.Prefetch(tx.hash);
   st.senders.Prefetch(tx.sender);
-  if (st.size >= config_.max_txs && !st.frontier.empty()) {
-    __builtin_prefetch(st.frontier.OwnerAt(0));
-  }
+  const Node* likely_victim =
+      st.size >= config_.max_txs && !st.frontier.empty() ? st.frontier.OwnerAt(0) : nullptr;
+  if (likely_victim != nullptr) __builtin_prefetch(likely_victim);
   const bool ordered = !tx.unordered;
   Sender* sender = st.senders.Find(tx.sender);
+  // The victim's node has had the sender lookup's time to arrive: start loading what its
+  // removal reads next (its sender record and its hash-index slot), and the frontier item the
+  // new tx's sender will re-key.
+  if (likely_victim != nullptr) {
+    __builtin_prefetch(likely_victim->sender);
+    st.by_hash.Prefetch(likely_victim->tx().hash);
+  }
+  if (sender != nullptr && sender->tail_handle != kNoHandle) {
+    st.frontier.PrefetchHandle(sender->tail_handle);
+  }
   std::vector<Node*> parked_before;  // for InsertResult::promoted
   std::uint64_t base = ordered ? base_nonce : 0;
   if (sender != nullptr && ordered) {
-    parked_before.assign(sender->ordered.begin() + sender->ready, sender->ordered.end());
+    parked_before.assign(sender->ordered().begin() + sender->ready, sender->ordered().end());
     if (base_nonce > sender->base) {
       st.AdvanceBase(*sender, base_nonce, removed);
       for (auto& [e, reason] : removed) r.stale.push_back(e);
@@ -1059,14 +1002,13 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
     Sender& s = *sender;
     st.parked -= s.parked();
     const std::size_t pos = s.LowerBound(node->tx().nonce);
-    s.ordered.insert(pos, node);
+    s.txs.InsertOrdered(pos, node);
     if (pos == s.ready) st.ExtendReady(s);
     st.parked += s.parked();
     st.Relink(s);
     r.parked = s.ReadyIndex(*node) == kNotReady;
   } else {
-    if (!sender->unordered) sender->unordered = std::make_unique<std::vector<Node*>>();
-    sender->unordered->push_back(node);
+    sender->txs.PushUnordered(node);
     st.heads.insert(UnorderedLink(node));
     FrontierHandle(*node) = st.frontier.Push(node, KeyOf(*node));
   }
@@ -1194,10 +1136,8 @@ std::vector<EntryPtr> PriorityMempool::RecheckOrder() const {
   st.senders.ForEach([&](const Sender* s) { order.emplace_back(State::OldestArrival(*s), s); });
   std::sort(order.begin(), order.end());
   for (const auto& [oldest, s] : order) {
-    for (const Node* o : s->ordered) out.push_back(Share(o));
-    if (s->unordered) {
-      for (const Node* u : *s->unordered) out.push_back(Share(u));
-    }
+    for (const Node* o : s->ordered()) out.push_back(Share(o));
+    for (const Node* u : s->unordered()) out.push_back(Share(u));
   }
   return out;
 }

@@ -647,5 +647,16 @@ TEST_CASE("mempool model: few senders, tight caps", "[mempool]") {
   CheckCoverage(runs);
 }
 
+TEST_CASE("mempool model: many txs per sender, a larger pool", "[mempool]") {
+  // Senders with up to 10 txs (their tx arrays grow past the four inline slots and shrink back)
+  // and a frontier of up to 100 entries (three levels of the 8-ary heap).
+  Config c = ModelConfig();
+  c.max_txs = 100;
+  c.max_bytes = 10'000;
+  c.max_txs_per_sender = 10;
+  // (Not every reason happens in this one: the other cases check coverage.)
+  for (std::uint64_t seed : {21, 22}) Run({seed, 3000, 40, c, 2});
+}
+
 }  // namespace
 }  // namespace kairos::mempool

@@ -7,10 +7,13 @@
 #include <atomic>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <thread>
 
+#include "mempool/flat_index.h"
+#include "mempool/indexed_heap.h"
 #include "mempool/priority_mempool.h"
 
 namespace kairos::mempool {
@@ -697,6 +700,272 @@ TEST_CASE("mempool: reaping while another thread inserts", "[mempool]") {
   for (const auto& e : pool.RecheckOrder()) bytes += e->tx.bytes().size();
   CHECK(bytes == s.bytes);
   CHECK(pool.RecheckOrder().size() == s.size);
+}
+
+TEST_CASE("mempool: a sender with many txs, ordered and unordered, grown and shrunk",
+          "[mempool]") {
+  // A sender's txs live in one array, four inline: this walks it past 4, 8 and 16 and back.
+  Config c = Small(1000);
+  c.max_txs_per_sender = 40;
+  PriorityMempool pool(c);
+  std::vector<EntryPtr> ordered, unordered;
+  for (std::uint64_t n = 0; n < 20; ++n) {
+    ordered.push_back(Add(pool, Tx("a", n, 100 - static_cast<std::int64_t>(n))));
+    if (n % 2 == 0) unordered.push_back(Add(pool, Unordered("a", 1000 + n, 1)));
+  }
+  CHECK(pool.stats().size == 30);
+  CHECK(pool.stats().parked == 0);
+  for (std::uint64_t n = 0; n < 20; ++n) {
+    CHECK(pool.FindOrdered("a", n) == ordered[n]);
+  }
+  // Removing nonce 3 parks 4..19; its unordered txs stay ready.
+  REQUIRE(pool.Remove(ordered[3]->tx.hash, RemoveReason::kRecheckFailed));
+  CHECK(pool.stats().parked == 16);
+  CHECK(pool.IsParked(ordered[4]->tx.hash));
+  CHECK_FALSE(pool.IsParked(ordered[2]->tx.hash));
+  // Unordered ones out of the middle and the ends.
+  for (std::size_t i : {0u, 5u, 9u}) {
+    REQUIRE(pool.Remove(unordered[i]->tx.hash, RemoveReason::kRecheckFailed));
+  }
+  std::vector<std::string> reaped = ReapAll(pool);
+  std::vector<std::string> want = {"a/0", "a/1", "a/2"};
+  for (std::size_t i : {1u, 2u, 3u, 4u, 6u, 7u, 8u}) {
+    want.push_back("a/u" + std::to_string(unordered[i]->tx.nonce));
+  }
+  CHECK(reaped == want);
+  // The recheck order: ordered by nonce (parked too), then unordered by arrival.
+  std::vector<Hash> recheck = Hashes(pool.RecheckOrder());
+  std::vector<Hash> want_recheck;
+  for (std::size_t n = 0; n < 20; ++n) {
+    if (n != 3) want_recheck.push_back(ordered[n]->tx.hash);
+  }
+  for (std::size_t i : {1u, 2u, 3u, 4u, 6u, 7u, 8u}) want_recheck.push_back(unordered[i]->tx.hash);
+  CHECK(recheck == want_recheck);
+  // Filling the gap makes them ready again; then remove down to nothing.
+  const InsertResult r = pool.Insert(Tx("a", 3, 50), 0, 1, 1000);
+  REQUIRE(r.ok);
+  CHECK(r.promoted.size() == 16);
+  CHECK(pool.stats().parked == 0);
+  CHECK(ReapAll(pool).size() == 27);
+  std::vector<std::pair<std::string, std::uint64_t>> bases = {{"a", 15}};
+  const auto removed = pool.Update(2, 2000, {}, bases);
+  CHECK(removed.size() == 15);
+  CHECK(pool.stats().size == 12);
+  CHECK(pool.FindOrdered("a", 15) == ordered[15]);
+  for (std::size_t i : {1u, 2u, 3u, 4u, 6u, 7u, 8u}) {
+    REQUIRE(pool.Remove(unordered[i]->tx.hash, RemoveReason::kRecheckFailed));
+  }
+  CHECK(ReapAll(pool) == std::vector<std::string>{"a/15", "a/16", "a/17", "a/18", "a/19"});
+  for (std::uint64_t n = 15; n < 20; ++n) {
+    REQUIRE(pool.Remove(ordered[n]->tx.hash, RemoveReason::kRecheckFailed));
+  }
+  CHECK(pool.stats().size == 0);
+  CHECK(pool.stats().senders == 0);
+  CHECK(ordered[19]->tx.sender() == "a");  // still readable: the entry is held
+}
+
+// --- the pool's building blocks ---
+
+struct HeapOwner {
+  int id = 0;
+};
+struct HeapKey {  // like the frontier's: a priority and a unique tie-breaker
+  std::int64_t priority;
+  std::uint64_t serial;
+  friend bool operator<(const HeapKey& a, const HeapKey& b) {
+    return a.priority != b.priority ? a.priority < b.priority : a.serial < b.serial;
+  }
+  friend bool operator==(const HeapKey& a, const HeapKey& b) {
+    return a.priority == b.priority && a.serial == b.serial;
+  }
+};
+struct KeyLess {
+  bool operator()(const HeapKey& a, const HeapKey& b) const { return a < b; }
+};
+
+// Random pushes, erases and re-keys against a std::map of handle -> key: after each operation
+// the heap order holds, positions and handles agree, the first item is the least key and every
+// handle keeps its owner and key.
+template <std::size_t Arity>
+void CheckHeapAgainstMap(std::uint64_t seed) {
+  using Key = HeapKey;
+  WorkCounters work;
+  IndexedHeap<Key, HeapOwner, KeyLess, Arity> heap(&work);
+  std::mt19937_64 rng(seed);
+  std::vector<HeapOwner> owners(4000);
+  for (std::size_t i = 0; i < owners.size(); ++i) owners[i].id = static_cast<int>(i);
+  std::map<std::uint32_t, std::pair<Key, HeapOwner*>> want;
+  std::uint64_t unique = 0;
+  for (int op = 0; op < 20000; ++op) {
+    INFO("arity " << Arity << " seed " << seed << " op " << op);
+    const auto kind = rng() % 10;
+    // Few distinct priorities, so that ties (broken by the second member) are common.
+    const Key key{static_cast<std::int64_t>(rng() % 50), ++unique};
+    // Grows to about 2,000 items, then shrinks to empty, then grows again.
+    const bool grow = (op / 5000) % 2 == 0;
+    if (want.empty() || kind < (grow ? 6u : 3u)) {
+      HeapOwner* owner = &owners[rng() % owners.size()];
+      const std::uint32_t h = heap.Push(owner, key);
+      REQUIRE(want.count(h) == 0);
+      want[h] = {key, owner};
+    } else {
+      auto it = want.begin();
+      std::advance(it, static_cast<long>(rng() % want.size()));
+      if (kind < 8) {
+        heap.Erase(it->first);
+        want.erase(it);
+      } else {
+        HeapOwner* owner = &owners[rng() % owners.size()];
+        heap.Replace(it->first, owner, key);
+        it->second = {key, owner};
+      }
+    }
+    REQUIRE(heap.size() == want.size());
+    REQUIRE(heap.Valid());
+    if (!want.empty()) {
+      Key least = want.begin()->second.first;
+      for (const auto& [h, v] : want) least = std::min(least, v.first);
+      REQUIRE(heap.KeyAt(0) == least);
+    }
+    if (op % 500 == 0) {
+      for (const auto& [h, v] : want) {
+        REQUIRE(heap.KeyOf(h) == v.first);
+        REQUIRE(heap.OwnerOf(h) == v.second);
+      }
+    }
+  }
+  CHECK(work.heap_compares > 0);
+  CHECK(work.heap_levels > 0);
+}
+
+TEST_CASE("mempool: IndexedHeap keeps its order and handles under random operations",
+          "[mempool]") {
+  for (std::uint64_t seed : {1, 2}) {
+    CheckHeapAgainstMap<2>(seed);
+    CheckHeapAgainstMap<4>(seed);
+    CheckHeapAgainstMap<8>(seed);
+  }
+}
+
+TEST_CASE("mempool: IndexedHeap pops in key order", "[mempool]") {
+  WorkCounters work;
+  IndexedHeap<std::uint64_t, HeapOwner, std::less<std::uint64_t>> heap(&work);
+  HeapOwner o;
+  std::mt19937_64 rng(7);
+  std::vector<std::uint64_t> keys;
+  std::vector<std::uint32_t> handles;
+  for (int i = 0; i < 1000; ++i) {
+    keys.push_back(rng() % 300);
+    handles.push_back(heap.Push(&o, keys.back()));
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::uint64_t> popped;
+  while (!heap.empty()) {
+    popped.push_back(heap.KeyAt(0));
+    // The handle at the top: the one whose key is there and whose position is 0.
+    std::uint32_t top = 0;
+    for (std::uint32_t h : handles) {
+      if (heap.OwnerOf(h) != nullptr && heap.KeyOf(h) == heap.KeyAt(0)) {
+        top = h;
+        break;
+      }
+    }
+    heap.Erase(top);
+    REQUIRE(heap.Valid());
+  }
+  CHECK(popped == keys);
+  // Handles are reused after an erase.
+  CHECK(heap.Push(&o, 5) < 1000);
+}
+
+struct IndexedValue {
+  std::uint64_t key = 0;
+};
+struct ValueByKey {
+  using Key = std::uint64_t;
+  static Key KeyOf(const IndexedValue* v) { return v->key; }
+  // Four keys share each hash: equal homes and tags, told apart by the key.
+  static std::uint64_t HashOf(Key k) { return k / 4; }
+};
+
+TEST_CASE("mempool: FlatIndex agrees with a map under random inserts and erases", "[mempool]") {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    std::mt19937_64 rng(seed);
+    FlatIndex<IndexedValue, ValueByKey> index(rng());
+    std::uint64_t probes = 0;
+    index.set_probe_counter(&probes);
+    std::vector<std::unique_ptr<IndexedValue>> values(3000);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      values[i] = std::make_unique<IndexedValue>();
+      values[i]->key = i + 1;
+    }
+    std::set<std::size_t> in;
+    for (int op = 0; op < 30000; ++op) {
+      INFO("seed " << seed << " op " << op);
+      const std::size_t i = rng() % values.size();
+      // Grows to most of the values, then shrinks (the table grows by half and halves).
+      const bool grow = (op / 7500) % 2 == 0;
+      if (in.count(i) == 0) {
+        if (grow || rng() % 4 == 0) {
+          index.Insert(values[i].get());
+          in.insert(i);
+        }
+      } else if (!grow || rng() % 4 == 0) {
+        REQUIRE(index.Erase(values[i]->key) == values[i].get());
+        in.erase(i);
+      }
+      REQUIRE(index.size() == in.size());
+      if (op % 100 == 0) {
+        for (std::size_t j = 0; j < values.size(); ++j) {
+          REQUIRE((index.Find(values[j]->key) == values[j].get()) == (in.count(j) != 0));
+        }
+        std::size_t seen = 0;
+        index.ForEach([&](IndexedValue*) { ++seen; });
+        REQUIRE(seen == in.size());
+        REQUIRE(index.Valid());
+      }
+    }
+    CHECK(index.Erase(0) == nullptr);  // no value has key 0
+    CHECK(probes > 0);
+  }
+}
+
+struct ValueAllOneHash {
+  using Key = std::uint64_t;
+  static Key KeyOf(const IndexedValue* v) { return v->key; }
+  static std::uint64_t HashOf(Key) { return 42; }
+};
+
+TEST_CASE("mempool: FlatIndex with one probe run longer than its distance bits", "[mempool]") {
+  // Every key has the same home: distances pass 255 (where the slot's bits saturate and a
+  // deletion reads the key instead).
+  FlatIndex<IndexedValue, ValueAllOneHash> index(5);
+  std::vector<std::unique_ptr<IndexedValue>> values(400);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = std::make_unique<IndexedValue>();
+    values[i]->key = i + 1;
+    index.Insert(values[i].get());
+  }
+  REQUIRE(index.Valid());
+  std::mt19937_64 rng(9);
+  std::set<std::size_t> in;
+  for (std::size_t i = 0; i < values.size(); ++i) in.insert(i);
+  for (int op = 0; op < 3000; ++op) {
+    const std::size_t i = rng() % values.size();
+    if (in.count(i) != 0) {
+      REQUIRE(index.Erase(values[i]->key) == values[i].get());
+      in.erase(i);
+    } else {
+      index.Insert(values[i].get());
+      in.insert(i);
+    }
+    if (op % 50 == 0) {
+      REQUIRE(index.Valid());
+      for (std::size_t j = 0; j < values.size(); ++j) {
+        REQUIRE((index.Find(values[j]->key) == values[j].get()) == (in.count(j) != 0));
+      }
+    }
+  }
 }
 
 }  // namespace
