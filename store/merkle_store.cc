@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <functional>
 #include <filesystem>
+#include <future>
 #include <map>
+#include <mutex>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <leveldb/cache.h>
@@ -35,6 +38,10 @@ const std::string kFormatKey = "Mformat";
 // The on-disk layout. 1 (no marker): pages every version, P preimages, history-only V.
 // 2: changesets, checkpointed pages, every value in V with its key, leaf slots with versions.
 constexpr int kFormatVersion = 2;
+
+// Fewer changes than this are hashed on one thread (a thread costs tens of microseconds).
+constexpr std::size_t kMinParallelHashes = 512;
+constexpr std::size_t kMinParallelPages = 256;
 
 // Every read checks block checksums, so a corrupt table is reported, never served.
 leveldb::ReadOptions VerifiedRead() {
@@ -516,7 +523,10 @@ Status MerkleStore::Recover(Version latest) {
       return Status::Corruption("the changeset of version " + std::to_string(v) + " is malformed");
     }
     TreeUpdate tree;
-    if (Status s = ApplyUpdates(*this, latest_.root, v, updates, &tree); !s.ok()) return s;
+    if (Status s = ApplyUpdates(*this, latest_.root, v, updates, &tree, /*parallel=*/true);
+        !s.ok()) {
+      return s;
+    }
     latest_.version = v;
     latest_.root = tree.root;
     latest_.hash = RootHashOf(tree.root);
@@ -567,10 +577,15 @@ void MerkleStore::ApplyToMemory(Version version, const TreeUpdate& tree, std::si
 void MerkleStore::MakeDurable(PendingCheckpoint* done) {
   checkpoints_[done->root.version] = done->root;
   durable_ = done->root.version;
-  written_ = std::move(done->pages);
+  PageMap unread;  // the previous checkpoint's pages nobody read: freed outside the lock
+  {
+    std::lock_guard lock(page_cache_mu_);
+    unread = std::exchange(written_, std::move(done->pages));
+  }
   done->pages = PageMap();
 }
 
+// REQUIRES: page_cache_mu_ held.
 void MerkleStore::CachePage(Version version, const NibblePath& path,
                             std::shared_ptr<const Page> page) const {
   if (options_.page_cache_pages == 0) return;
@@ -597,15 +612,18 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadPage(Version version,
 
 Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
                                                               const NibblePath& path) const {
-  if (auto it = pages_.find(PageId{version, path}); it != pages_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second.second);
-    return it->second.first;
-  }
-  if (auto it = written_.find(PageId{version, path}); it != written_.end()) {
-    std::shared_ptr<const Page> page = std::move(it->second);
-    written_.erase(it);
-    CachePage(version, path, page);
-    return page;
+  {
+    std::lock_guard lock(page_cache_mu_);
+    if (auto it = pages_.find(PageId{version, path}); it != pages_.end()) {
+      lru_.splice(lru_.begin(), lru_, it->second.second);
+      return it->second.first;
+    }
+    if (auto it = written_.find(PageId{version, path}); it != written_.end()) {
+      std::shared_ptr<const Page> page = std::move(it->second);
+      written_.erase(it);
+      CachePage(version, path, page);
+      return page;
+    }
   }
   std::string value;
   const leveldb::Status s = db_->Get(VerifiedRead(), PageKey(version, path), &value);
@@ -623,6 +641,7 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
     return Status::Corruption("the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()) + " is malformed");
   }
+  std::lock_guard lock(page_cache_mu_);
   CachePage(version, path, page);
   return std::shared_ptr<const Page>(std::move(page));
 }
@@ -644,30 +663,48 @@ Status MerkleStore::ReadRoot(Version version, RootRecord* out) const {
 }
 
 namespace {
-// Bytes a cached record is charged: the key twice (map and list), the record, and the nodes.
+// Bytes a cached record is charged: the key, the record, and the nodes (map and list).
 std::size_t CachedSize(std::string_view key, const std::optional<std::string>& record) {
-  return 2 * key.size() + (record ? record->size() : 0) + 160;
+  return key.size() + (record ? record->size() : 0) + 160;
 }
 }  // namespace
 
-void MerkleStore::CacheStateRecord(std::string_view key,
-                                   std::optional<std::string> record) const {
+void MerkleStore::CacheStateRecord(std::string key, std::optional<std::string> record) const {
   if (options_.value_cache_bytes == 0) return;
-  auto it = values_.find(key);
-  if (it != values_.end()) {
+  if (auto it = values_.find(key); it != values_.end()) {
     value_cache_used_ -= CachedSize(key, it->second.record);
+    value_cache_used_ += CachedSize(key, record);
     it->second.record = std::move(record);
     value_lru_.splice(value_lru_.end(), value_lru_, it->second.lru);
   } else {
-    value_lru_.emplace_back(key);
-    it = values_
-             .emplace(std::string(key),
-                      CachedRecord{std::move(record), std::prev(value_lru_.end())})
-             .first;
+    const std::size_t size = CachedSize(key, record);
+    // A full cache hands its least recently used entry's nodes to the new record. The list
+    // then ends with that entry's node, and the map holds exactly the entries before it.
+    decltype(values_)::node_type node;
+    while (value_cache_used_ + size > options_.value_cache_bytes && !values_.empty()) {
+      auto victim = values_.find(*value_lru_.front());
+      value_cache_used_ -= CachedSize(victim->first, victim->second.record);
+      if (node.empty()) {
+        node = values_.extract(victim);
+        value_lru_.splice(value_lru_.end(), value_lru_, value_lru_.begin());
+      } else {
+        values_.erase(victim);
+        value_lru_.pop_front();
+      }
+    }
+    if (node.empty()) value_lru_.push_back(nullptr);
+    const auto lru = std::prev(value_lru_.end());
+    if (node.empty()) {
+      *lru = &values_.emplace(std::move(key), CachedRecord{std::move(record), lru}).first->first;
+    } else {
+      node.key() = std::move(key);
+      node.mapped() = CachedRecord{std::move(record), lru};
+      *lru = &values_.insert(std::move(node)).position->first;
+    }
+    value_cache_used_ += size;
   }
-  value_cache_used_ += CachedSize(key, it->second.record);
   while (value_cache_used_ > options_.value_cache_bytes && !value_lru_.empty()) {
-    auto victim = values_.find(value_lru_.front());
+    auto victim = values_.find(*value_lru_.front());
     value_cache_used_ -= CachedSize(victim->first, victim->second.record);
     values_.erase(victim);
     value_lru_.pop_front();
@@ -685,7 +722,7 @@ Status MerkleStore::ReadStateRecord(std::string_view key, std::string* record) c
   std::string version;
   leveldb::Status s = db_->Get(VerifiedRead(), StateKey(key), &version);
   if (s.IsNotFound()) {
-    CacheStateRecord(key, std::nullopt);
+    CacheStateRecord(std::string(key), std::nullopt);
     return Status::NotFound("absent");
   }
   if (!s.ok()) return FromLevelDb(s, "reading state");
@@ -693,7 +730,7 @@ Status MerkleStore::ReadStateRecord(std::string_view key, std::string* record) c
   const auto v = static_cast<Version>(ReadBE64(version));
   if (Status st = ReadValueRecord(key, v, record); !st.ok()) return st;
   record->insert(0, version);
-  CacheStateRecord(key, *record);
+  CacheStateRecord(std::string(key), *record);
   return Status::OK();
 }
 
@@ -852,7 +889,9 @@ Status MerkleStore::TreeAt(Version version, const PageReader** reader, Slot* roo
                                   " is malformed");
       }
       TreeUpdate tree;
-      if (Status s = ApplyUpdates(*r, r->root, v, updates, &tree); !s.ok()) return s;
+      if (Status s = ApplyUpdates(*r, r->root, v, updates, &tree, /*parallel=*/true); !s.ok()) {
+        return s;
+      }
       r->root = tree.root;
       for (const auto& [sv, path] : tree.stale_pages) {
         if (sv > r->base) r->pages.erase(PageId{sv, path});
@@ -986,7 +1025,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   struct Change {
     const std::string* key;
     const std::string* value;  // nullptr: delete
-    Hash key_hash;
+    KeyUpdate update;          // the key hash, and the leaf hash unless deleted
   };
   std::vector<Change> work;
   work.reserve(changes.size());
@@ -996,20 +1035,64 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
       staged_.reset();
       return s;
     }
-    work.push_back({&key, value ? &*value : nullptr, Sha256Of(key)});
+    work.push_back({&key, value ? &*value : nullptr, {}});
   }
-  std::sort(work.begin(), work.end(),
-            [](const Change& a, const Change& b) { return a.key_hash < b.key_hash; });
+  // Key and leaf hashes, on two threads for a large block (each change's own hashes only).
+  const auto hash_range = [&work](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      Change& c = work[i];
+      c.update.key_hash = Sha256Of(*c.key);
+      if (c.value) c.update.leaf_hash = LeafHash(c.update.key_hash, Sha256Of(*c.value));
+    }
+  };
+  if (work.size() >= kMinParallelHashes) {
+    const std::size_t half = work.size() / 2;
+    auto second = std::async(std::launch::async, hash_range, half, work.size());
+    hash_range(0, half);
+    second.get();
+  } else {
+    hash_range(0, work.size());
+  }
+  std::sort(work.begin(), work.end(), [](const Change& a, const Change& b) {
+    return a.update.key_hash < b.update.key_hash;
+  });
   std::vector<KeyUpdate> updates;
   updates.reserve(work.size());
-  for (const Change& c : work) {
-    updates.push_back({c.key_hash, c.value ? std::optional<Hash>(LeafHash(c.key_hash, Sha256Of(*c.value)))
-                                           : std::nullopt});
-  }
+  for (const Change& c : work) updates.push_back(c.update);
   TreeUpdate& tree = staged_->tree;
-  if (Status s = ApplyUpdates(*this, latest_.root, version, updates, &tree); !s.ok()) {
+  if (Status s = ApplyUpdates(*this, latest_.root, version, updates, &tree, /*parallel=*/true);
+      !s.ok()) {
     staged_.reset();
     return s;
+  }
+
+  // Checkpoints: a share of the pending one's pages (all that is left when a new one begins
+  // here), encoded on a helper thread while the values are batched when it is large. The
+  // share goes into the batch after the root record either way.
+  const bool begins = version >= last_started_ + options_.checkpoint_interval;
+  leveldb::WriteBatch share;
+  std::future<void> share_encoded;  // declared after `share`: joined before it is destroyed
+  if (pending_) {
+    const std::size_t left = pending_->pages.size() - pending_->written;
+    const std::size_t n = begins ? left : std::min(left, pending_->chunk);
+    const auto encode = [&share, first = pending_->next, n] {
+      std::string key, value;
+      auto it = first;
+      for (std::size_t i = 0; i < n; ++i, ++it) {
+        key.assign(1, kPagePrefix);
+        AppendBE64(static_cast<std::uint64_t>(it->first.version), &key);
+        it->first.path.AppendTo(&key);
+        it->second->EncodeTo(&value);
+        share.Put(key, value);
+      }
+    };
+    if (n >= kMinParallelPages) {
+      share_encoded = std::async(std::launch::async, encode);
+    } else {
+      encode();
+    }
+    staged_->pending_written = n;
+    staged_->pending_done = n == left;
   }
 
   // Values, the changeset, and the pages this version makes stale.
@@ -1021,7 +1104,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     const Version previous = tree.outcomes[i];
     if (previous == kNoop) continue;  // the same value again, or deleting an absent key
     AppendChange(updates[i], previous, &changeset);
-    const std::string value_key = ValueKey(c.key_hash, version);
+    const std::string value_key = ValueKey(c.update.key_hash, version);
     if (c.value) {
       record.assign(1, '\x01');
       AppendVarint(c.key->size(), &record);
@@ -1056,19 +1139,12 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   const std::string root_record = EncodeRoot(tree.root, staged_->root.hash);
   batch.Put(VersionKey(kRootPrefix, version), root_record);
 
-  // Checkpoints: a share of the pending one's pages (all that is left when a new one begins
-  // here). With an interval of 1, a checkpoint's pages go in its own batch.
-  const bool begins = version >= last_started_ + options_.checkpoint_interval;
+  // The pending checkpoint's share, and its K record with the last share. With an interval
+  // of 1, a checkpoint's pages go in its own batch.
   if (pending_) {
-    const std::size_t left = pending_->pages.size() - pending_->written;
-    const std::size_t n = begins ? left : std::min(left, pending_->chunk);
-    auto it = pending_->next;
-    for (std::size_t i = 0; i < n; ++i, ++it) {
-      batch.Put(PageKey(it->first.version, it->first.path), it->second->Encode());
-    }
-    staged_->pending_written = n;
-    if (n == left) {
-      staged_->pending_done = true;
+    if (share_encoded.valid()) share_encoded.get();  // rethrows what the helper threw
+    batch.Append(share);
+    if (staged_->pending_done) {
       batch.Put(VersionKey(kCheckpointPrefix, pending_->root.version),
                 EncodeRoot(pending_->root.root, pending_->root.hash));
     }
@@ -1102,23 +1178,37 @@ Status MerkleStore::Commit() {
   if (!s.ok()) {
     return FromLevelDb(s, "committing version " + std::to_string(staged_->root.version));
   }
-  const Version version = staged_->root.version;
-  latest_ = staged_->root;
-  earliest_ = staged_->new_earliest;
-  commit_info_ = std::move(staged_->commit_info);
-  ApplyToMemory(version, staged_->tree, staged_->pending_written, staged_->pending_done);
-  if (staged_->started_done) {
-    MakeDurable(&*pending_);
-    pending_.reset();
-  }
-  // Checkpoints below the pruning base are gone from disk.
-  if (earliest_ > 0) {
-    auto keep = checkpoints_.upper_bound(earliest_);
-    if (keep != checkpoints_.begin()) checkpoints_.erase(checkpoints_.begin(), std::prev(keep));
-  }
+  const std::unique_ptr<Staged> staged = std::move(staged_);
+  const Version version = staged->root.version;
+  latest_ = staged->root;
+  earliest_ = staged->new_earliest;
+  commit_info_ = std::move(staged->commit_info);
   if (reconstruction_ && reconstruction_->version < earliest_) reconstruction_.reset();
-  for (auto& [key, record] : staged_->state_records) CacheStateRecord(key, std::move(record));
-  staged_.reset();
+  // The version is durable: the tree's memory (its pages and checkpoints) and the value cache
+  // take it in. They share nothing, so a large block updates them on two threads.
+  const auto update_tree = [this, &staged, version] {
+    ApplyToMemory(version, staged->tree, staged->pending_written, staged->pending_done);
+    if (staged->started_done) {
+      MakeDurable(&*pending_);
+      pending_.reset();
+    }
+    // Checkpoints below the pruning base are gone from disk.
+    if (earliest_ > 0) {
+      auto keep = checkpoints_.upper_bound(earliest_);
+      if (keep != checkpoints_.begin()) checkpoints_.erase(checkpoints_.begin(), std::prev(keep));
+    }
+    staged->tree = TreeUpdate();  // the pages it replaced are freed here
+  };
+  std::future<void> tree_side;
+  if (staged->state_records.size() >= kMinParallelHashes) {
+    tree_side = std::async(std::launch::async, update_tree);
+  } else {
+    update_tree();
+  }
+  for (auto& [key, record] : staged->state_records) {
+    CacheStateRecord(std::move(key), std::move(record));
+  }
+  if (tree_side.valid()) tree_side.get();  // rethrows what the helper threw
   return Status::OK();
 }
 

@@ -27,13 +27,16 @@
 // rides in the same batch, so it is atomic and idempotent too; it keeps the checkpoint at or
 // below the oldest kept version and everything needed to replay from it.
 //
-// Thread-safety: none. All calls come from the ABCI application executor.
+// Thread-safety: none. All calls come from the ABCI application executor. Inside a call, Stage
+// and Commit may use one helper thread for a large block (hashing, half of the tree update,
+// the in-memory update after the write); the results do not depend on it.
 #pragma once
 
 #include <cstdint>
 #include <list>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -166,7 +169,7 @@ class MerkleStore final : public KvReader, private PageReader {
   Status ReadStateRecord(std::string_view key, std::string* record) const;
   // The value `key` got at `version`, from its V record.
   Status ReadValueRecord(std::string_view key, Version version, std::string* value) const;
-  void CacheStateRecord(std::string_view key, std::optional<std::string> record) const;
+  void CacheStateRecord(std::string key, std::optional<std::string> record) const;
   // The changeset of `version` as tree updates.
   Status ReadChangeset(Version version, std::vector<KeyUpdate>* out) const;
   // Loads the durable checkpoint and replays the changesets up to the latest version (Open).
@@ -206,16 +209,19 @@ class MerkleStore final : public KvReader, private PageReader {
   // value_lru_. Updated only with committed data (reads, and Commit's writes).
   struct CachedRecord {
     std::optional<std::string> record;
-    std::list<std::string>::iterator lru;
+    std::list<const std::string*>::iterator lru;
   };
   struct StringHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  mutable std::list<std::string> value_lru_;
+  mutable std::list<const std::string*> value_lru_;  // the keys in values_
   mutable std::unordered_map<std::string, CachedRecord, StringHash, std::equal_to<>> values_;
   mutable std::size_t value_cache_used_ = 0;
 
+  // Guards the page cache (lru_, pages_) and written_: a parallel tree update loads pages
+  // from two threads.
+  mutable std::mutex page_cache_mu_;
   // LRU cache of on-disk pages: pages are immutable, so a cached page never goes stale.
   mutable std::list<PageId> lru_;
   mutable std::unordered_map<PageId, std::pair<std::shared_ptr<const Page>, std::list<PageId>::iterator>,

@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
+#include <iterator>
 
 namespace kairos::store {
 
 namespace {
+
+// Fewer updates than this are applied on one thread (a thread costs tens of microseconds).
+constexpr std::size_t kMinParallelUpdates = 512;
 
 // sha256(prefix || a || b): both node kinds hash 65 bytes.
 Hash HashNode(std::uint8_t prefix, const Hash& a, const Hash& b) {
@@ -57,10 +62,19 @@ Status ForEachGroup(std::span<const KeyUpdate> updates, int depth, Fn&& fn) {
   return Status::OK();
 }
 
+// The new slots of a page whose children were rebuilt: slot n changed when its bit is set.
+struct ChildResults {
+  std::array<Slot, kSlotsPerPage> next;
+  std::uint16_t changed = 0;
+};
+
 class Updater {
  public:
-  Updater(const PageReader& reader, Version version, const KeyUpdate* base, TreeUpdate* out)
-      : reader_(reader), version_(version), base_(base), out_(out) {}
+  // Outcomes go to `outcomes` (indexed from `base`), pages made and replaced to `out`. Two
+  // updaters may share `outcomes` when their updates are disjoint.
+  Updater(const PageReader& reader, Version version, const KeyUpdate* base,
+          std::vector<Version>* outcomes, TreeUpdate* out)
+      : reader_(reader), version_(version), base_(base), outcomes_(outcomes), out_(out) {}
 
   // The new content of the subtree at `path`, which holds `existing` today.
   Status Rebuild(const Slot& existing, const NibblePath& path,
@@ -76,24 +90,12 @@ class Updater {
       auto loaded = reader_.LoadPage(existing.version, path);
       if (!loaded.ok()) return loaded.status();
       const Page& old = **loaded;
-      std::shared_ptr<Page> page;  // copied on the first change: sealed, only changed slots rehash
-      std::uint16_t changed = 0;
+      ChildResults children;
       Status s = ForEachGroup(updates, path.size(), [&](std::uint8_t n, auto group) {
-        Slot next;
-        if (Status st = Rebuild(old.slots[n], path.Child(n), group, &next); !st.ok()) return st;
-        if (next == old.slots[n]) return Status::OK();
-        if (!page) page = std::make_shared<Page>(old);
-        page->slots[n] = next;
-        changed = static_cast<std::uint16_t>(changed | 1u << n);
-        return Status::OK();
+        return RebuildChild(old, path, n, group, &children);
       });
       if (!s.ok()) return s;
-      if (changed == 0) {  // every update below was a no-op
-        *result = existing;
-        return Status::OK();
-      }
-      out_->stale_pages.emplace_back(existing.version, path);
-      return Finish(std::move(page), changed, path, result);
+      return Assemble(existing, old, children, path, result);
     }
     // An empty slot or a single leaf: the keys below are the leaf (unless updated) plus the
     // updates' present keys.
@@ -102,7 +104,7 @@ class Updater {
     bool leaf_pending = existing.kind == Slot::Kind::kLeaf;
     bool any = false;
     for (const KeyUpdate& u : updates) {
-      Version& outcome = out_->outcomes[static_cast<std::size_t>(&u - base_)];
+      Version& outcome = (*outcomes_)[static_cast<std::size_t>(&u - base_)];
       outcome = u.leaf_hash ? kInserted : kNoop;
       if (leaf_pending && existing.key_hash <= u.key_hash) {
         if (existing.key_hash < u.key_hash) {
@@ -126,6 +128,30 @@ class Updater {
     }
     if (leaf_pending) present_.push_back(existing);
     return Place(present_, path, result);  // Place never calls Rebuild
+  }
+
+  // Rebuilds child `n` of the page `old` at `path` for `updates` (all below that child).
+  Status RebuildChild(const Page& old, const NibblePath& path, std::uint8_t n,
+                      std::span<const KeyUpdate> updates, ChildResults* children) {
+    Slot& next = children->next[n];
+    if (Status st = Rebuild(old.slots[n], path.Child(n), updates, &next); !st.ok()) return st;
+    if (!(next == old.slots[n])) children->changed = static_cast<std::uint16_t>(children->changed | 1u << n);
+    return Status::OK();
+  }
+
+  // The page `existing` (holding `old`) at `path` with its rebuilt children.
+  Status Assemble(const Slot& existing, const Page& old, const ChildResults& children,
+                  const NibblePath& path, Slot* result) {
+    if (children.changed == 0) {  // every update below was a no-op
+      *result = existing;
+      return Status::OK();
+    }
+    auto page = std::make_shared<Page>(old);  // sealed: only the changed slots rehash
+    for (int n = 0; n < kSlotsPerPage; ++n) {
+      if (children.changed >> n & 1) page->slots[n] = children.next[n];
+    }
+    out_->stale_pages.emplace_back(existing.version, path);
+    return Finish(std::move(page), children.changed, path, result);
   }
 
  private:
@@ -185,43 +211,61 @@ class Updater {
   const PageReader& reader_;
   const Version version_;
   const KeyUpdate* base_;
+  std::vector<Version>* outcomes_;
   TreeUpdate* out_;
   std::vector<Slot> present_;  // scratch for the leaf case
 };
 
-// Walks from `root` towards `key_hash`, recording each page passed and the nibble taken.
+// The pages on the way from the root to a leaf, each with the slot taken.
+using PageStack = std::vector<std::pair<std::shared_ptr<const Page>, std::uint8_t>>;
+
+// Walks from `root` towards `key_hash`, recording each page passed and the nibble taken, and
+// the nearest non-empty slot on each side of the walk (the deepest page that has one).
 struct Descent {
-  std::vector<std::pair<std::shared_ptr<const Page>, std::uint8_t>> pages;
+  PageStack pages;
   Slot end;  // the slot where the walk stopped: empty, or a leaf
-  NibblePath end_path;
+  struct Side {
+    std::size_t level;  // index in `pages`
+    std::uint8_t nibble;
+  };
+  std::optional<Side> left, right;
 };
 
-// The rightmost (or leftmost) leaf of the subtree in `slot` at `path`.
-Status EdgeLeaf(const PageReader& reader, Slot slot, NibblePath path, bool rightmost,
-                Slot* leaf) {
+Status Descend(const PageReader& reader, const Slot& root, const Hash& key_hash, Descent* d) {
+  Slot slot = root;
+  NibblePath path;
+  d->pages.reserve(8);
   while (slot.kind == Slot::Kind::kPage) {
     auto page = reader.LoadPage(slot.version, path);
     if (!page.ok()) return page.status();
-    int pick = -1;
-    for (int i = 0; i < kSlotsPerPage; ++i) {
-      const int j = rightmost ? kSlotsPerPage - 1 - i : i;
-      if (!(*page)->slots[j].empty()) {
-        pick = j;
+    const Page& p = **page;
+    const std::uint8_t n = NibbleAt(key_hash, path.size());
+    const std::size_t level = d->pages.size();
+    for (int j = n - 1; j >= 0; --j) {
+      if (!p.slots[j].empty()) {
+        d->left = Descent::Side{level, static_cast<std::uint8_t>(j)};
         break;
       }
     }
-    if (pick < 0) return Status::Corruption("a stored page has no keys");
-    slot = (*page)->slots[pick];
-    path = path.Child(static_cast<std::uint8_t>(pick));
+    for (int j = n + 1; j < kSlotsPerPage; ++j) {
+      if (!p.slots[j].empty()) {
+        d->right = Descent::Side{level, static_cast<std::uint8_t>(j)};
+        break;
+      }
+    }
+    slot = p.slots[n];
+    d->pages.emplace_back(std::move(*page), n);
+    path = path.Child(n);
   }
-  *leaf = slot;
+  d->end = slot;
   return Status::OK();
 }
 
-// The Merkle path of the leaf at the end of `d` (REQUIRES: d.end is a leaf).
-LeafPath PathOf(const Descent& d) {
-  LeafPath path{d.end.key_hash, d.end.hash, {}, d.end.version};
-  for (auto it = d.pages.rbegin(); it != d.pages.rend(); ++it) {
+// The Merkle path of `leaf`, reached through `pages` (leaf to root).
+LeafPath PathOf(const PageStack& pages, const Slot& leaf) {
+  LeafPath path{leaf.key_hash, leaf.hash, {}, leaf.version};
+  path.steps.reserve(pages.size() * 4);
+  for (auto it = pages.rbegin(); it != pages.rend(); ++it) {
     const auto& nodes = it->first->nodes;
     int idx = kSlotsPerPage - 1 + it->second;
     while (idx > 0) {
@@ -236,45 +280,56 @@ LeafPath PathOf(const Descent& d) {
   return path;
 }
 
-Status Descend(const PageReader& reader, const Slot& root, const Hash& key_hash, Descent* d,
-               std::optional<std::pair<Slot, NibblePath>>* left,
-               std::optional<std::pair<Slot, NibblePath>>* right) {
-  Slot slot = root;
-  NibblePath path;
+// Extends `pages` (which ends with the page holding `slot`, at `path`) down to the rightmost
+// (or leftmost) leaf below `slot`.
+Status EdgeLeaf(const PageReader& reader, Slot slot, NibblePath path, bool rightmost,
+                PageStack* pages, Slot* leaf) {
   while (slot.kind == Slot::Kind::kPage) {
     auto page = reader.LoadPage(slot.version, path);
     if (!page.ok()) return page.status();
-    const std::uint8_t n = NibbleAt(key_hash, path.size());
-    if (left != nullptr) {
-      for (int j = n - 1; j >= 0; --j) {
-        if (!(*page)->slots[j].empty()) {
-          *left = {(*page)->slots[j], path.Child(static_cast<std::uint8_t>(j))};
-          break;
-        }
-      }
-      for (int j = n + 1; j < kSlotsPerPage; ++j) {
-        if (!(*page)->slots[j].empty()) {
-          *right = {(*page)->slots[j], path.Child(static_cast<std::uint8_t>(j))};
-          break;
-        }
+    int pick = -1;
+    for (int i = 0; i < kSlotsPerPage; ++i) {
+      const int j = rightmost ? kSlotsPerPage - 1 - i : i;
+      if (!(*page)->slots[j].empty()) {
+        pick = j;
+        break;
       }
     }
-    d->pages.emplace_back(*page, n);
-    slot = (*page)->slots[n];
-    path = path.Child(n);
+    if (pick < 0) return Status::Corruption("a stored page has no keys");
+    slot = (*page)->slots[pick];
+    path = path.Child(static_cast<std::uint8_t>(pick));
+    pages->emplace_back(std::move(*page), static_cast<std::uint8_t>(pick));
   }
-  d->end = slot;
-  d->end_path = path;
+  *leaf = slot;
   return Status::OK();
 }
 
-Status PathTo(const PageReader& reader, const Slot& root, const Hash& key_hash, LeafPath* out) {
-  Descent d;
-  if (Status s = Descend(reader, root, key_hash, &d, nullptr, nullptr); !s.ok()) return s;
-  if (d.end.kind != Slot::Kind::kLeaf || d.end.key_hash != key_hash) {
-    return Status::Corruption("a neighbour leaf is not where its key hash leads");
+// The neighbour on one side of a descent: down from the slot beside the walk at side.level.
+Status NeighbourPath(const PageReader& reader, const Descent& d, const Descent::Side& side,
+                     bool rightmost, LeafPath* out) {
+  PageStack pages;
+  pages.reserve(side.level + 8);
+  NibblePath path;
+  for (std::size_t i = 0; i < side.level; ++i) {
+    pages.push_back(d.pages[i]);
+    path = path.Child(d.pages[i].second);
   }
-  *out = PathOf(d);
+  const std::shared_ptr<const Page>& beside = d.pages[side.level].first;
+  pages.emplace_back(beside, side.nibble);
+  path = path.Child(side.nibble);
+  Slot leaf;
+  if (Status s = EdgeLeaf(reader, beside->slots[side.nibble], path, rightmost, &pages, &leaf);
+      !s.ok()) {
+    return s;
+  }
+  // A leaf lies where its key hash leads: the slots taken are its first nibbles.
+  for (std::size_t i = 0; i < pages.size(); ++i) {
+    if (leaf.kind != Slot::Kind::kLeaf ||
+        NibbleAt(leaf.key_hash, static_cast<int>(i)) != pages[i].second) {
+      return Status::Corruption("a neighbour leaf is not where its key hash leads");
+    }
+  }
+  *out = PathOf(pages, leaf);
   return Status::OK();
 }
 
@@ -341,13 +396,20 @@ Hash LeafHash(const Hash& key_hash, const Hash& value_hash) {
 Hash InnerHash(const Hash& left, const Hash& right) { return HashNode(0x01, left, right); }
 
 std::string Page::Encode() const {
+  std::string out;
+  EncodeTo(&out);
+  return out;
+}
+
+void Page::EncodeTo(std::string* out_ptr) const {
+  std::string& out = *out_ptr;
   std::uint16_t leaf_mask = 0, page_mask = 0;
   for (int i = 0; i < kSlotsPerPage; ++i) {
     if (slots[i].kind == Slot::Kind::kLeaf) leaf_mask |= static_cast<std::uint16_t>(1u << i);
     if (slots[i].kind == Slot::Kind::kPage) page_mask |= static_cast<std::uint16_t>(1u << i);
   }
-  std::string out;
-  out.reserve(4 + kSlotsPerPage * 64);
+  out.clear();
+  out.reserve(4 + kSlotsPerPage * 75);
   out.push_back(static_cast<char>(leaf_mask >> 8));
   out.push_back(static_cast<char>(leaf_mask));
   out.push_back(static_cast<char>(page_mask >> 8));
@@ -362,7 +424,6 @@ std::string Page::Encode() const {
       AppendVarint(static_cast<std::uint64_t>(s.version), &out);
     }
   }
-  return out;
 }
 
 bool Page::Decode(std::string_view in, Page* out) {
@@ -407,36 +468,77 @@ void Page::Reseal(std::uint16_t changed) {
 }
 
 Status ApplyUpdates(const PageReader& reader, const Slot& root, Version version,
-                    std::span<const KeyUpdate> updates, TreeUpdate* out) {
+                    std::span<const KeyUpdate> updates, TreeUpdate* out, bool parallel) {
   out->outcomes.assign(updates.size(), kNoop);
-  Updater updater(reader, version, updates.data(), out);
-  return updater.Rebuild(root, NibblePath(), updates, &out->root);
+  Updater updater(reader, version, updates.data(), &out->outcomes, out);
+  // Two threads when the root is a page and the updates fall under more than one of its
+  // slots: the root's children are split in two runs of slots, in order, with about half the
+  // updates each. The second run is rebuilt on a helper thread into its own page lists, which
+  // are appended after the first run's: every list comes out exactly as one thread makes it
+  // (children in slot order, then the root), whatever the timing.
+  if (!parallel || root.kind != Slot::Kind::kPage || updates.size() < kMinParallelUpdates ||
+      NibbleAt(updates.front().key_hash, 0) == NibbleAt(updates.back().key_hash, 0)) {
+    return updater.Rebuild(root, NibblePath(), updates, &out->root);
+  }
+  auto loaded = reader.LoadPage(root.version, NibblePath());
+  if (!loaded.ok()) return loaded.status();
+  const Page& old = **loaded;
+  // The first update of the second run: the start of the root slot holding the middle update,
+  // or of the slot after it when that slot starts the whole span.
+  const auto nibble = [&](std::size_t i) { return NibbleAt(updates[i].key_hash, 0); };
+  std::size_t cut = updates.size() / 2;
+  while (cut > 0 && nibble(cut - 1) == nibble(cut)) --cut;
+  if (cut == 0) {
+    cut = updates.size() / 2;
+    while (cut < updates.size() && nibble(cut) == nibble(0)) ++cut;
+  }
+  const auto first = updates.first(cut), second = updates.subspan(cut);
+  ChildResults children;  // each run writes only its own slots' entries
+  TreeUpdate second_pages;
+  auto rebuild_second = std::async(std::launch::async, [&] {
+    Updater helper(reader, version, updates.data(), &out->outcomes, &second_pages);
+    return ForEachGroup(second, 0, [&](std::uint8_t n, auto group) {
+      return helper.RebuildChild(old, NibblePath(), n, group, &children);
+    });
+  });
+  ChildResults first_children;
+  Status s = ForEachGroup(first, 0, [&](std::uint8_t n, auto group) {
+    return updater.RebuildChild(old, NibblePath(), n, group, &first_children);
+  });
+  const Status s2 = rebuild_second.get();  // rethrows what the helper threw
+  if (!s.ok()) return s;
+  if (!s2.ok()) return s2;
+  for (int n = 0; n < kSlotsPerPage; ++n) {
+    if (first_children.changed >> n & 1) children.next[n] = first_children.next[n];
+  }
+  children.changed = static_cast<std::uint16_t>(children.changed | first_children.changed);
+  out->new_pages.insert(out->new_pages.end(), std::make_move_iterator(second_pages.new_pages.begin()),
+                        std::make_move_iterator(second_pages.new_pages.end()));
+  out->stale_pages.insert(out->stale_pages.end(), second_pages.stale_pages.begin(),
+                          second_pages.stale_pages.end());
+  return updater.Assemble(root, old, children, NibblePath(), &out->root);
 }
 
 Status Lookup(const PageReader& reader, const Slot& root, const Hash& key_hash,
               TreeLookup* out) {
   *out = TreeLookup{};
   Descent d;
-  std::optional<std::pair<Slot, NibblePath>> left, right;
-  if (Status s = Descend(reader, root, key_hash, &d, &left, &right); !s.ok()) return s;
+  if (Status s = Descend(reader, root, key_hash, &d); !s.ok()) return s;
   if (d.end.kind == Slot::Kind::kLeaf) {
-    if (d.end.key_hash == key_hash) {
-      out->found = PathOf(d);
-      return Status::OK();
-    }
-    // The only key in the subtree the target falls in: the nearest on its side.
-    (d.end.key_hash < key_hash ? left : right) = std::make_pair(d.end, d.end_path);
+    // Present, or the only key in the subtree the target falls in: then the nearest on its
+    // side, and the walk itself is its path.
+    const bool found = d.end.key_hash == key_hash;
+    (found ? out->found : d.end.key_hash < key_hash ? out->left : out->right) =
+        PathOf(d.pages, d.end);
+    if (found) return Status::OK();
   }
-  for (auto [side, dest, rightmost] :
-       {std::tuple{&left, &out->left, true}, std::tuple{&right, &out->right, false}}) {
-    if (!*side) continue;
-    Slot leaf;
-    if (Status s = EdgeLeaf(reader, (*side)->first, (*side)->second, rightmost, &leaf); !s.ok()) {
-      return s;
-    }
-    LeafPath p;
-    if (Status s = PathTo(reader, root, leaf.key_hash, &p); !s.ok()) return s;
-    *dest = std::move(p);
+  if (!out->left && d.left) {
+    out->left.emplace();
+    if (Status s = NeighbourPath(reader, d, *d.left, true, &*out->left); !s.ok()) return s;
+  }
+  if (!out->right && d.right) {
+    out->right.emplace();
+    if (Status s = NeighbourPath(reader, d, *d.right, false, &*out->right); !s.ok()) return s;
   }
   return Status::OK();
 }

@@ -11,7 +11,8 @@
 // (version, path): an update writes new pages at the new version and reports the old ones as
 // stale, so every committed version stays readable until pruned.
 //
-// Pure functions over a PageReader; no I/O of their own. Thread-compatible.
+// Pure functions over a PageReader; no I/O of their own. Thread-compatible; ApplyUpdates may
+// use one helper thread of its own (see there).
 #pragma once
 
 #include <array>
@@ -100,6 +101,7 @@ struct Page {
   // as key hash, leaf hash and value version, a page as its hash and version; versions as
   // varints). Decode seals the page.
   std::string Encode() const;
+  void EncodeTo(std::string* out) const;  // replaces *out, reusing its capacity
   static bool Decode(std::string_view in, Page* out);
 };
 
@@ -111,7 +113,8 @@ Hash LeafHash(const Hash& key_hash, const Hash& value_hash);
 Hash InnerHash(const Hash& left, const Hash& right);
 inline constexpr Hash kEmptyHash{};
 
-// Where pages come from (the store's cache and database).
+// Where pages come from (the store's cache and database). LoadPage may be called from two
+// threads at once (ApplyUpdates with `parallel`).
 class PageReader {
  public:
   virtual ~PageReader() = default;
@@ -140,9 +143,10 @@ struct TreeUpdate {
 // Applies `updates` (REQUIRES: sorted by key_hash, no duplicates) to the tree whose root slot is
 // `root`, writing new pages and leaves at `version` (REQUIRES: above every existing page's
 // version). A no-op update (see kNoop) changes nothing: a subtree whose updates are all no-ops
-// keeps its page.
+// keeps its page. With `parallel`, the root page's children are rebuilt on two threads (the
+// calling one and one more); the result is the same in every field and order.
 Status ApplyUpdates(const PageReader& reader, const Slot& root, Version version,
-                    std::span<const KeyUpdate> updates, TreeUpdate* out);
+                    std::span<const KeyUpdate> updates, TreeUpdate* out, bool parallel = false);
 
 // One step of a Merkle path, leaf to root: the sibling's hash and which side we are on.
 struct PathStep {
