@@ -149,6 +149,7 @@ class SenderTxs {
 
 // A sender's record: 98 bytes and its address bytes (malloc's 128-byte chunk for a 20-byte
 // address).
+static_assert(sizeof(void*) != 8 || sizeof(SenderTxs) == 40);
 struct Sender {
   std::string_view key() const { return {KeyBytes(), key_len}; }
   std::span<Node* const> ordered() const { return txs.ordered(); }
@@ -163,8 +164,11 @@ struct Sender {
   std::uint32_t tail_handle = kNoHandle;  // the handle of its ordered node in `frontier`
   SenderTxs txs;  // ordered by nonce (all >= base), then unordered by arrival
   std::uint16_t key_len = 0;
-  // The address bytes follow key_len, in the struct's tail padding and past it (MakeSender).
-  const char* KeyBytes() const { return reinterpret_cast<const char*>(&key_len + 1); }
+  // The address: its first bytes fill what would be the struct's tail padding, the rest follow
+  // the struct in the same allocation (MakeSender).
+  static constexpr std::size_t kKeyHead = 6;
+  char key_head[kKeyHead];
+  const char* KeyBytes() const { return key_head; }
 
   std::size_t count() const { return txs.size(); }
   std::size_t parked() const { return ordered().size() - ready; }
@@ -199,20 +203,21 @@ struct Sender {
   }
 };
 
+static_assert(sizeof(void*) != 8 || sizeof(Sender) == 104,
+              "98 bytes of fields, then the first 6 address bytes where padding would be");
+
 Sender* MakeSender(std::string_view key) {
-  // The address starts right after key_len (in the struct's tail padding).
-  static const std::size_t key_offset = [] {
-    alignas(Sender) unsigned char buf[sizeof(Sender)];
-    const Sender* probe = reinterpret_cast<const Sender*>(buf);
-    return static_cast<std::size_t>(probe->KeyBytes() - reinterpret_cast<const char*>(probe));
-  }();
-  const std::size_t size = std::max(sizeof(Sender), key_offset + key.size());
+  const std::size_t size =
+      sizeof(Sender) + (key.size() > Sender::kKeyHead ? key.size() - Sender::kKeyHead : 0);
   char* mem = static_cast<char*>(::operator new(size));
   auto* s = new (mem) Sender;
+  // key_head ends the struct (no padding after it), so the address may run on past it.
+  assert(s->key_head + Sender::kKeyHead == mem + sizeof(Sender));
   s->key_len = static_cast<std::uint16_t>(key.size());  // Insert rejects longer addresses
-  std::memcpy(mem + key_offset, key.data(), key.size());
+  std::memcpy(mem + (sizeof(Sender) - Sender::kKeyHead), key.data(), key.size());
   return s;
 }
+
 void RefSender(Sender* s) { s->refs.fetch_add(1, std::memory_order_relaxed); }
 void UnrefSender(Sender* s) {
   if (s->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
