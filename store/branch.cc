@@ -122,6 +122,7 @@ void Branch::SortPending() const {
 }
 
 Status Branch::GetFromParent(std::string_view key, std::string* value) const {
+  if (!cache_reads_) return parent_->Get(key, value);
   // The parent does not change while the branch is in use, so its answers can be kept.
   if (const auto cached = reads_.find(key); cached != reads_.end()) {
     if (!cached->second) return Status::NotFound("absent");

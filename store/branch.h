@@ -22,7 +22,13 @@ namespace kairos::store {
 
 class Branch final : public KvStore {
  public:
-  Branch(const KvReader& parent, KvLimits limits) : parent_(&parent), limits_(limits) {}
+  // Parent reads are kept only when the parent is not itself a branch: a branch answers a
+  // point read with a hash lookup, as cheap as this one's own cache, so keeping its answers
+  // again (key, value and node copied per key in every per-tx branch) would only cost.
+  Branch(const KvReader& parent, KvLimits limits)
+      : parent_(&parent),
+        limits_(limits),
+        cache_reads_(dynamic_cast<const Branch*>(&parent) == nullptr) {}
   // Not copyable: order_ points into writes_.
   Branch(const Branch&) = delete;
   Branch& operator=(const Branch&) = delete;
@@ -60,13 +66,15 @@ class Branch final : public KvStore {
 
   const KvReader* parent_;
   KvLimits limits_;
+  bool cache_reads_;
   // Hash-based: the check state holds thousands of writes, and a point read or a write must
   // not walk a tree of long keys with shared prefixes. Order is built only when asked for.
   HashMap<std::optional<std::string>> writes_;
   mutable OrderIndex order_;
   mutable std::vector<const HashMap<std::optional<std::string>>::value_type*> pending_;
-  // The parent's answers to point reads, kept because the parent does not change while the
-  // branch is in use: a tx reads the same account several times, the store only once.
+  // The parent's answers to point reads (when cache_reads_), kept because the parent does not
+  // change while the branch is in use: a tx reads the same account several times, the store
+  // only once.
   mutable HashMap<std::optional<std::string>> reads_;
 };
 
