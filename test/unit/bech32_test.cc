@@ -195,3 +195,32 @@ TEST_CASE("account addresses use the kairos prefix and 20 or 32 bytes", "[bech32
   REQUIRE_FALSE(bad.ok());
   CHECK_THAT(bad.status().message(), Contains("invalid checksum"));
 }
+
+// DecodeAccountAddress decodes the common form (20 bytes, "kairos1", lower case) on a one-pass
+// path of its own; it must agree with the general decoder on every input, valid or not.
+TEST_CASE("account address decoding agrees with the general bech32 decoder", "[bech32]") {
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  const std::string charset = "qpzry9x8gf2tvdw0s3jn54khce6mua7lQPZRY1bio";
+  for (int round = 0; round < 2000; ++round) {
+    std::string address(20, '\0');
+    for (char& c : address) c = static_cast<char>(next());
+    std::string text = EncodeAccountAddress(address);
+    if (round % 2 == 1) {  // one character changed: almost always a checksum failure
+      const std::size_t at = 7 + next() % (text.size() - 7);
+      text[at] = charset[next() % charset.size()];
+    }
+    auto general = Bech32Decode(text);
+    const bool general_ok = general.ok() && general->hrp == "kairos" && general->bytes.size() == 20;
+    auto fast = DecodeAccountAddress(text);
+    INFO(text);
+    REQUIRE(fast.ok() == general_ok);
+    if (general_ok) CHECK(*fast == general->bytes);
+    if (round % 2 == 0) CHECK(*fast == address);
+  }
+}
