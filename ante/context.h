@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ante/coins.h"
 #include "ante/gas.h"
+#include "ante/keepers.h"
 #include "tendermint/abci/types.pb.h"
 #include "store/kv.h"
 
@@ -50,12 +52,27 @@ struct BlockInfo {
   std::int64_t max_gas = -1;         // consensus param block.max_gas; <= 0: no limit
 };
 
+// The accounts the ante has read or written in this tx, decoded once. SetPubKey, SigGasConsume,
+// SigVerification and IncrementSequence each read every signer, as the SDK's decorators do, and
+// each read is charged as a store read; the memo answers the repeats without the store lookup
+// and the decode, and charges exactly what the read would have (see ReadAccount in
+// decorators.cc), so gas_used and the out-of-gas location do not depend on it.
+struct AccountMemoEntry {
+  std::string address;
+  std::optional<Account> account;
+  std::size_t stored_bytes = 0;  // what a store read of it is charged for: key plus value
+};
+
 struct Context {
   ExecMode mode = ExecMode::kFinalize;
   BlockInfo block;
-  std::vector<GasPrice> min_gas_prices;  // used in CheckTx only
+  // This node's fee policy, used in CheckTx only: the caller's, not a copy (null = none).
+  const std::vector<GasPrice>* min_gas_prices = nullptr;
   GasMeter gas;
+  KvGasConfig kv_gas;               // what `store` charges
   store::KvStore* store = nullptr;  // the gas-metered branch of this step
+  // Valid for the ante's branch only: cleared when `store` moves to the messages' branch.
+  std::vector<AccountMemoEntry> accounts;
   std::vector<tendermint::abci::Event> events;
   std::int64_t priority = 0;
 

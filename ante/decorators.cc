@@ -15,7 +15,41 @@ namespace {
 
 std::string Bech32(std::string_view address) { return crypto::EncodeAccountAddress(address); }
 
+// A signer's account through the tx's memo (Context::accounts). A repeat is charged as the
+// store read it stands for (GasKv::Get: ReadFlat, then ReadPerByte over key and value).
+// The pointer is valid until the next ReadAccount or WriteAccount.
+Result<const std::optional<Account>*> ReadAccount(Context& ctx, const AccountKeeper& ak,
+                                                  std::string_view address) {
+  for (const AccountMemoEntry& e : ctx.accounts) {
+    if (e.address == address) {
+      ctx.gas.Consume(ctx.kv_gas.read_cost_flat, "ReadFlat");
+      ctx.gas.Consume(ctx.kv_gas.read_cost_per_byte * e.stored_bytes, "ReadPerByte");
+      return &e.account;
+    }
+  }
+  AccountMemoEntry e;
+  auto acc = ak.GetAccount(*ctx.store, address, &e.stored_bytes);
+  if (!acc.ok()) return acc.status();
+  e.address = std::string(address);
+  e.account = std::move(*acc);
+  ctx.accounts.push_back(std::move(e));
+  return &ctx.accounts.back().account;
+}
 
+// Writes an account to the tx's branch and keeps the memo in step.
+Status WriteAccount(Context& ctx, const AccountKeeper& ak, const Account& account) {
+  std::size_t bytes = 0;
+  if (Status s = ak.SetAccount(*ctx.store, account, &bytes); !s.ok()) return s;
+  for (AccountMemoEntry& e : ctx.accounts) {
+    if (e.address == account.address) {
+      e.account = account;
+      e.stored_bytes = bytes;
+      return Status::OK();
+    }
+  }
+  ctx.accounts.push_back({account.address, account, bytes});
+  return Status::OK();
+}
 
 // The public key that signs for signer `i`: the one in the tx, else the account's.
 std::optional<PubKey> SignerKey(const Tx& tx, std::size_t i, const std::optional<Account>& acc) {
@@ -214,11 +248,11 @@ TxStatus DeductFeeDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
     return TxStatus::Error(kInvalidGasLimit, "must provide positive gas");
   }
   // Min gas prices are the validator's own policy: CheckTx only, never consensus.
-  if (IsCheck(ctx.mode) && !ctx.min_gas_prices.empty()) {
+  if (IsCheck(ctx.mode) && ctx.min_gas_prices != nullptr && !ctx.min_gas_prices->empty()) {
     static const Uint256 kAtto("1000000000000000000");
     std::vector<Coin> required;
     bool enough = false;
-    for (const GasPrice& p : ctx.min_gas_prices) {
+    for (const GasPrice& p : *ctx.min_gas_prices) {
       // ceil(price x gas), in whole units of the denom.
       Uint256 amount = (p.atto_per_gas * tx.gas_limit + kAtto - 1) / kAtto;
       if (amount == 0) continue;
@@ -248,6 +282,13 @@ TxStatus DeductFeeDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
     return TxStatus::Error(kInvalidRequest, "the tx has no signer to pay its fee");
   }
   if (!tx.fee.empty()) {
+    // The payer's account first (read through the memo: SetPubKey reads it next).
+    auto payer = ReadAccount(ctx, ak_, tx.FeePayer());
+    if (!payer.ok()) return TxStatus::FromStore(payer.status());
+    if (!**payer) {
+      return TxStatus::Error(kUnknownAddress,
+                             "fee payer address: " + Bech32(tx.FeePayer()) + " does not exist");
+    }
     TxStatus s = bank_.DeductFee(*ctx.store, tx.FeePayer(), tx.fee);
     if (!s.ok()) return s;
   } else if (ctx.mode == ExecMode::kSimulate) {
@@ -276,16 +317,16 @@ TxStatus SetPubKeyDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
                                                  Bech32(tx.signers[i]) + " with signer index: " +
                                                  std::to_string(i));
     }
-    auto acc = ak_.GetAccount(*ctx.store, tx.signers[i]);
+    auto acc = ReadAccount(ctx, ak_, tx.signers[i]);
     if (!acc.ok()) return TxStatus::FromStore(acc.status());
-    if (!*acc) {
+    if (!**acc) {
       return TxStatus::Error(kUnknownAddress,
                              "account " + Bech32(tx.signers[i]) + " does not exist");
     }
-    if (!(*acc)->pub_key) {
-      Account updated = **acc;
+    if (!(**acc)->pub_key) {
+      Account updated = ***acc;
       updated.pub_key = *pk;
-      if (Status s = ak_.SetAccount(*ctx.store, updated); !s.ok()) return TxStatus::FromStore(s);
+      if (Status s = WriteAccount(ctx, ak_, updated); !s.ok()) return TxStatus::FromStore(s);
     }
   }
   for (std::size_t i = 0; ctx.records_events() && i < tx.signers.size() &&
@@ -321,9 +362,9 @@ TxStatus ValidateSigCountDecorator::Handle(Context& ctx, const Tx& tx, const Nex
 TxStatus SigGasConsumeDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
   const AuthParams& p = ak_.params();
   for (std::size_t i = 0; i < tx.signers.size(); ++i) {
-    auto acc = ak_.GetAccount(*ctx.store, tx.signers[i]);
+    auto acc = ReadAccount(ctx, ak_, tx.signers[i]);
     if (!acc.ok()) return TxStatus::FromStore(acc.status());
-    std::optional<PubKey> key = SignerKey(tx, i, *acc);
+    std::optional<PubKey> key = SignerKey(tx, i, **acc);
     if (!key) {
       if (ctx.mode != ExecMode::kSimulate) {
         return TxStatus::Error(kInvalidPubKey, "pubkey on account is not set");
@@ -396,13 +437,13 @@ TxStatus SigVerificationDecorator::Handle(Context& ctx, const Tx& tx, const Next
     if (tx.unordered && seq > 0) {
       return TxStatus::Error(kInvalidRequest, "sequence is not allowed for unordered transactions");
     }
-    auto acc = ak_.GetAccount(*ctx.store, tx.signers[i]);
+    auto acc = ReadAccount(ctx, ak_, tx.signers[i]);
     if (!acc.ok()) return TxStatus::FromStore(acc.status());
-    if (!*acc) {
+    if (!**acc) {
       return TxStatus::Error(kUnknownAddress,
                              "account " + Bech32(tx.signers[i]) + " does not exist");
     }
-    const Account& account = **acc;
+    const Account& account = ***acc;
     if (!account.pub_key && ctx.mode != ExecMode::kSimulate) {
       return TxStatus::Error(kInvalidPubKey, "pubkey on account is not set");
     }
@@ -440,14 +481,14 @@ TxStatus IncrementSequenceDecorator::Handle(Context& ctx, const Tx& tx, const Ne
     return next(ctx, tx);
   }
   for (const std::string& signer : tx.signers) {
-    auto acc = ak_.GetAccount(*ctx.store, signer);
+    auto acc = ReadAccount(ctx, ak_, signer);
     if (!acc.ok()) return TxStatus::FromStore(acc.status());
-    if (!*acc) {
+    if (!**acc) {
       return TxStatus::Error(kUnknownAddress, "account " + Bech32(signer) + " does not exist");
     }
-    Account updated = **acc;
+    Account updated = ***acc;
     ++updated.sequence;
-    if (Status s = ak_.SetAccount(*ctx.store, updated); !s.ok()) return TxStatus::FromStore(s);
+    if (Status s = WriteAccount(ctx, ak_, updated); !s.ok()) return TxStatus::FromStore(s);
   }
   return next(ctx, tx);
 }
@@ -462,7 +503,7 @@ AntePipeline::AntePipeline(const AccountKeeper& ak, const BankKeeper& bank,
   decorators_.push_back(std::make_unique<TxTimeoutHeightDecorator>());
   decorators_.push_back(std::make_unique<ValidateMemoDecorator>(ak));
   decorators_.push_back(std::make_unique<ConsumeTxSizeGasDecorator>(ak));
-  decorators_.push_back(std::make_unique<DeductFeeDecorator>(bank));
+  decorators_.push_back(std::make_unique<DeductFeeDecorator>(ak, bank));
   decorators_.push_back(std::make_unique<SetPubKeyDecorator>(ak));
   decorators_.push_back(std::make_unique<ValidateSigCountDecorator>(ak));
   decorators_.push_back(std::make_unique<SigGasConsumeDecorator>(ak));

@@ -120,10 +120,11 @@ class DeductFeeDecorator final : public Decorator {
  public:
   // Gas a simulation with an empty fee is charged for the fee it will pay (see the .cc).
   static constexpr std::uint64_t kSimulatedFeeGas = 11000;
-  explicit DeductFeeDecorator(const BankKeeper& bank) : bank_(bank) {}
+  DeductFeeDecorator(const AccountKeeper& ak, const BankKeeper& bank) : ak_(ak), bank_(bank) {}
   TxStatus Handle(Context& ctx, const Tx& tx, const Next& next) const override;
 
  private:
+  const AccountKeeper& ak_;
   const BankKeeper& bank_;
 };
 

@@ -44,10 +44,14 @@ class AccountKeeper {
  public:
   virtual ~AccountKeeper() = default;
   virtual const AuthParams& params() const = 0;
-  // nullopt when the account does not exist. Not OK only when the store fails.
-  virtual Result<std::optional<Account>> GetAccount(store::KvStore& kv,
-                                                    std::string_view address) const = 0;
-  virtual Status SetAccount(store::KvStore& kv, const Account& account) const = 0;
+  // nullopt when the account does not exist. Not OK only when the store fails. `stored_bytes`
+  // (if given) receives the bytes the read was charged for: key plus value (key alone when the
+  // account does not exist).
+  virtual Result<std::optional<Account>> GetAccount(store::KvStore& kv, std::string_view address,
+                                                    std::size_t* stored_bytes = nullptr) const = 0;
+  // `stored_bytes` (if given) receives the bytes written: key plus value.
+  virtual Status SetAccount(store::KvStore& kv, const Account& account,
+                            std::size_t* stored_bytes = nullptr) const = 0;
   // Records (timeout, signer) for an unordered tx. false if it was already there.
   virtual Result<bool> TryAddUnorderedNonce(store::KvStore& kv, std::string_view signer,
                                             std::int64_t timeout_unix_nanos) const = 0;
@@ -57,7 +61,7 @@ class BankKeeper {
  public:
   virtual ~BankKeeper() = default;
   // Moves `fee` from `payer` to the fee collector. Code 5 when the balance is short, naming both
-  // amounts; code 9 when the payer has no account.
+  // amounts. REQUIRES: the payer's account exists (DeductFeeDecorator checks it, code 9).
   virtual TxStatus DeductFee(store::KvStore& kv, std::string_view payer,
                              const Coins& fee) const = 0;
 };

@@ -228,10 +228,12 @@ ReadBuffers& Buffers() {
 }  // namespace
 
 Result<std::optional<ante::Account>> AuthKeeper::ReadAccount(const store::KvReader& kv,
-                                                             std::string_view address) const {
+                                                             std::string_view address,
+                                                             std::size_t* stored_bytes) const {
   ReadBuffers& b = Buffers();
   b.key.assign(kAccountPrefix).append(address);
   Status s = kv.Get(b.key, &b.value);
+  if (stored_bytes != nullptr) *stored_bytes = b.key.size() + (s.ok() ? b.value.size() : 0);
   if (s.IsNotFound()) return std::optional<ante::Account>();
   if (!s.ok()) return s;
   auto a = DecodeAccount(b.value, address);
@@ -258,12 +260,17 @@ Result<std::uint64_t> AuthKeeper::ReadSequence(const store::KvReader& kv,
 }
 
 Result<std::optional<ante::Account>> AuthKeeper::GetAccount(store::KvStore& kv,
-                                                            std::string_view address) const {
-  return ReadAccount(kv, address);
+                                                            std::string_view address,
+                                                            std::size_t* stored_bytes) const {
+  return ReadAccount(kv, address, stored_bytes);
 }
 
-Status AuthKeeper::SetAccount(store::KvStore& kv, const ante::Account& account) const {
-  return kv.Set(AccountKey(account.address), EncodeAccount(account));
+Status AuthKeeper::SetAccount(store::KvStore& kv, const ante::Account& account,
+                              std::size_t* stored_bytes) const {
+  const std::string key = AccountKey(account.address);
+  const std::string value = EncodeAccount(account);
+  if (stored_bytes != nullptr) *stored_bytes = key.size() + value.size();
+  return kv.Set(key, value);
 }
 
 Result<ante::Account> AuthKeeper::NewAccount(store::KvStore& kv, std::string_view address) const {

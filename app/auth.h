@@ -40,14 +40,16 @@ class AuthKeeper final : public ante::AccountKeeper {
   static std::string EncodeParams(const ante::AuthParams& p);
   static Result<ante::AuthParams> DecodeParams(std::string_view json);
 
-  Result<std::optional<ante::Account>> GetAccount(store::KvStore& kv,
-                                                  std::string_view address) const override;
+  Result<std::optional<ante::Account>> GetAccount(store::KvStore& kv, std::string_view address,
+                                                  std::size_t* stored_bytes = nullptr) const override;
   Result<std::optional<ante::Account>> ReadAccount(const store::KvReader& kv,
-                                                   std::string_view address) const;
+                                                   std::string_view address,
+                                                   std::size_t* stored_bytes = nullptr) const;
   // Only the account's sequence (0 when the account does not exist), without decoding the rest:
   // the mempool asks it for every CheckTx.
   Result<std::uint64_t> ReadSequence(const store::KvReader& kv, std::string_view address) const;
-  Status SetAccount(store::KvStore& kv, const ante::Account& account) const override;
+  Status SetAccount(store::KvStore& kv, const ante::Account& account,
+                    std::size_t* stored_bytes = nullptr) const override;
   // Creates an account with the next account number. REQUIRES: it does not exist.
   Result<ante::Account> NewAccount(store::KvStore& kv, std::string_view address) const;
 

@@ -173,13 +173,6 @@ TxStatus BankKeeper::Burn(ante::Context& ctx, std::string_view from,
 
 TxStatus BankKeeper::DeductFee(store::KvStore& kv, std::string_view payer,
                                const ante::Coins& fee) const {
-  auto acc = auth_.GetAccount(kv, payer);
-  if (!acc.ok()) return TxStatus::FromStore(acc.status());
-  if (!*acc) {
-    return TxStatus::Error(ante::kUnknownAddress, "fee payer address: " +
-                                                      crypto::EncodeAccountAddress(payer) +
-                                                      " does not exist");
-  }
   return Move(kv, payer, FeeCollectorAddress(), fee, "insufficient funds to pay the fee " +
                                                          fee.ToString() + ": ");
 }

@@ -158,7 +158,8 @@ TxOutcome TxPool::RunDetached(const ante::Tx& tx, const ante::BlockInfo& block,
     wanted.emplace_back(tx.signers[i], tx.signer_infos[i].sequence);
   }
   const Sequences previous = SetSequences(auth_, child, wanted);
-  TxOutcome out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices);
+  TxOutcome out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices,
+                              TxRunner::AnteWrites::kDirect);
   CheckStore(out.status, "CheckTx");
   if (out.status.ok()) SetSequences(auth_, child, previous);
   return out;
@@ -246,7 +247,8 @@ bool TxPool::ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
   } else {
     const ante::Tx& tx = std::get<ante::Tx>(decoded);
     store::Branch child(*check_state_, limits_);
-    TxOutcome out = runner_.Run(mode, tx, child, block, options_.min_gas_prices);
+    TxOutcome out = runner_.Run(mode, tx, child, block, options_.min_gas_prices,
+                              TxRunner::AnteWrites::kDirect);
     CheckStore(out.status, "a mempool recheck");
     if (out.status.ok()) {
       check_state_->Apply(child);
@@ -412,7 +414,8 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   if (tx.signers.empty() || tx.signer_infos.empty()) {
     // No sender to queue it under; the ante says why it is invalid.
     store::Branch child(*check_state_, limits_);
-    TxOutcome out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices);
+    TxOutcome out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices,
+                              TxRunner::AnteWrites::kDirect);
     CheckStore(out.status, "CheckTx");
     if (!out.status.ok()) return FromOutcome(std::move(out));
     return Refusal(ante::kInvalidRequest, "a tx needs a signer");
@@ -441,7 +444,8 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   store::Branch child(*check_state_, limits_);
   TxOutcome out;
   if (kind == Kind::kNext) {
-    out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices);
+    out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices,
+                      TxRunner::AnteWrites::kDirect);
     CheckStore(out.status, "CheckTx");
   } else {
     const Effects* refund = nullptr;

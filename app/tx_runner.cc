@@ -1,5 +1,6 @@
 #include "app/tx_runner.h"
 
+#include <optional>
 #include <variant>
 
 namespace kairos::app {
@@ -38,7 +39,8 @@ ante::TxStatus TxRunner::RunMsgs(ante::Context& ctx, const ante::Tx& tx) const {
 
 TxOutcome TxRunner::Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& state,
                         const ante::BlockInfo& block,
-                        const std::vector<ante::GasPrice>& min_gas_prices) const {
+                        const std::vector<ante::GasPrice>& min_gas_prices,
+                        AnteWrites ante_writes) const {
   TxOutcome out;
   out.gas_wanted = tx.gas_limit;
   for (const ante::Msg& msg : tx.msgs) {
@@ -60,10 +62,12 @@ TxOutcome TxRunner::Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& 
   ante::Context ctx;
   ctx.mode = mode;
   ctx.block = block;
-  ctx.min_gas_prices = min_gas_prices;
+  ctx.min_gas_prices = &min_gas_prices;
 
-  store::Branch ante_branch(state, state.limits());
-  ante::GasKv ante_kv(ante_branch, ctx.gas);
+  const bool direct = ante_writes == AnteWrites::kDirect;
+  std::optional<store::Branch> ante_branch;
+  if (!direct) ante_branch.emplace(state, state.limits());
+  ante::GasKv ante_kv(direct ? state : *ante_branch, ctx.gas, ctx.kv_gas);
   ctx.store = &ante_kv;
   ante::TxStatus s = pipeline_.Run(ctx, tx);
   out.gas_used = ctx.gas.consumed();
@@ -73,14 +77,15 @@ TxOutcome TxRunner::Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& 
     return out;
   }
   // The ante's writes stand from here on, whatever the messages do.
-  state.Apply(ante_branch);
+  if (!direct) state.Apply(*ante_branch);
   out.events = std::move(ctx.events);
   ctx.events.clear();
   if (mode != ante::ExecMode::kFinalize && mode != ante::ExecMode::kSimulate) return out;
 
   store::Branch msg_branch(state, state.limits());
-  ante::GasKv msg_kv(msg_branch, ctx.gas);
+  ante::GasKv msg_kv(msg_branch, ctx.gas, ctx.kv_gas);
   ctx.store = &msg_kv;
+  ctx.accounts.clear();
   s = RunMsgs(ctx, tx);
   out.gas_used = ctx.gas.consumed();
   if (!s.ok()) {

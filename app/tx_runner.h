@@ -38,10 +38,18 @@ class TxRunner {
   TxRunner(const AuthKeeper& auth, const BankKeeper& bank, ante::SignatureCache* cache)
       : bank_(bank), locks_(bank), pipeline_(auth, bank, cache) {}
 
+  // How the ante's writes reach `state`:
+  //   kOwnBranch: through a branch of their own, written to `state` only if the ante passes;
+  //   kDirect: straight into `state`. Only for a caller that drops `state` whenever the tx
+  //     fails (the mempool runs each CheckTx on a child branch of its own): one branch, its
+  //     copies and one write-back less per tx.
+  enum class AnteWrites { kOwnBranch, kDirect };
+
   // `state` receives the writes that the mode keeps. For Simulate pass a throwaway branch.
   TxOutcome Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& state,
                 const ante::BlockInfo& block,
-                const std::vector<ante::GasPrice>& min_gas_prices = {}) const;
+                const std::vector<ante::GasPrice>& min_gas_prices = {},
+                AnteWrites ante_writes = AnteWrites::kOwnBranch) const;
 
  private:
   ante::TxStatus RunMsgs(ante::Context& ctx, const ante::Tx& tx) const;

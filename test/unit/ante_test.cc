@@ -181,7 +181,7 @@ TEST_CASE("DeductFee: fee to the collector, priority = fee per gas, min gas pric
   o.gas = 100;
   {
     Harness h;
-    REQUIRE(h.Run(std::make_unique<ante::DeductFeeDecorator>(h.bank), DecodedSend(o)).ok());
+    REQUIRE(h.Run(std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank), DecodedSend(o)).ok());
     CHECK(h.ctx.priority == 4);
     CHECK(*h.bank.GetBalance(h.state, kAlice.address, "stake") == 600);
     CHECK(*h.bank.GetBalance(h.state, app::FeeCollectorAddress(), "stake") == 400);
@@ -190,29 +190,30 @@ TEST_CASE("DeductFee: fee to the collector, priority = fee per gas, min gas pric
   }
   {
     Harness h;
-    h.ctx.min_gas_prices = *ante::ParseGasPrices("4.5stake");
+    const std::vector<ante::GasPrice> prices = *ante::ParseGasPrices("4.5stake");
+    h.ctx.min_gas_prices = &prices;
     h.ctx.mode = ante::ExecMode::kCheck;
-    ante::TxStatus s = h.Run(std::make_unique<ante::DeductFeeDecorator>(h.bank), DecodedSend(o));
+    ante::TxStatus s = h.Run(std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank), DecodedSend(o));
     CHECK(s.code() == 13);
     CHECK(s.log() == "insufficient fees; got: 400stake required: 450stake: insufficient fee");
     h.ctx.mode = ante::ExecMode::kFinalize;  // never a consensus rule
-    CHECK(h.Run(std::make_unique<ante::DeductFeeDecorator>(h.bank), DecodedSend(o)).ok());
+    CHECK(h.Run(std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank), DecodedSend(o)).ok());
   }
   {
     Harness h;
     o.fee = "5000stake";
-    ante::TxStatus s = h.Run(std::make_unique<ante::DeductFeeDecorator>(h.bank), DecodedSend(o));
+    ante::TxStatus s = h.Run(std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank), DecodedSend(o));
     CHECK(s.code() == 5);
     CHECK_THAT(s.log(), Catch::Contains("spendable balance 1000stake is smaller than 5000stake"));
     o.gas = 0;
-    CHECK(h.Run(std::make_unique<ante::DeductFeeDecorator>(h.bank), DecodedSend(o)).code() == 41);
+    CHECK(h.Run(std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank), DecodedSend(o)).code() == 41);
   }
   {
     Harness h;
     o.fee = "1stake";
     o.gas = 100;
     ante::TxStatus s =
-        h.Run(std::make_unique<ante::DeductFeeDecorator>(h.bank), DecodedSend(o, kNobody));
+        h.Run(std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank), DecodedSend(o, kNobody));
     CHECK(s.code() == 9);
     CHECK(s.log() == "fee payer address: " + kNobody.bech32 + " does not exist: unknown address");
   }
@@ -344,6 +345,61 @@ SendOptions At(SendOptions o, std::uint64_t sequence) {
   return o;
 }
 }  // namespace
+
+// The ante reads each signer's account in several decorators; the context's memo answers the
+// repeats. Run whole (memo) and decorator by decorator with the memo emptied in between (every
+// read a store read), the pipeline must charge the same gas, with and without a fee payer read,
+// for a first tx (SetPubKey writes the key) and a later one.
+TEST_CASE("the ante's account memo charges exactly the store reads it saves", "[ante]") {
+  auto decorators = [](const app::AuthKeeper& auth, const app::BankKeeper& bank) {
+    std::vector<std::unique_ptr<ante::Decorator>> list;
+    list.push_back(std::make_unique<ante::ExtensionOptionsDecorator>());
+    list.push_back(std::make_unique<ante::ValidateBasicDecorator>());
+    list.push_back(std::make_unique<ante::TxTimeoutHeightDecorator>());
+    list.push_back(std::make_unique<ante::ValidateMemoDecorator>(auth));
+    list.push_back(std::make_unique<ante::ConsumeTxSizeGasDecorator>(auth));
+    list.push_back(std::make_unique<ante::DeductFeeDecorator>(auth, bank));
+    list.push_back(std::make_unique<ante::SetPubKeyDecorator>(auth));
+    list.push_back(std::make_unique<ante::ValidateSigCountDecorator>(auth));
+    list.push_back(std::make_unique<ante::SigGasConsumeDecorator>(auth));
+    list.push_back(std::make_unique<ante::SigVerificationDecorator>(auth, nullptr));
+    list.push_back(std::make_unique<ante::IncrementSequenceDecorator>(auth));
+    return list;
+  };
+  // Gas of alice's txs at sequences 0 and 1, run whole or one decorator at a time.
+  auto gas_of = [&](bool one_by_one, const std::string& fee) {
+    Harness h;
+    std::vector<std::uint64_t> gas;
+    for (std::uint64_t seq = 0; seq < 2; ++seq) {
+      SendOptions o;
+      o.fee = fee;
+      o.sequence = seq;
+      const ante::Tx tx = DecodedSend(o);
+      ante::Context ctx = h.ctx;
+      ante::GasKv kv(h.state, ctx.gas, ctx.kv_gas);
+      ctx.store = &kv;
+      if (one_by_one) {
+        for (auto& d : decorators(h.auth, h.bank)) {
+          ctx.accounts.clear();
+          std::vector<std::unique_ptr<ante::Decorator>> one;
+          one.push_back(std::move(d));
+          REQUIRE(ante::AntePipeline(std::move(one)).Run(ctx, tx).ok());
+        }
+      } else {
+        REQUIRE(ante::AntePipeline(decorators(h.auth, h.bank)).Run(ctx, tx).ok());
+        CHECK(ctx.accounts.size() == 1);  // alice's account, read once
+      }
+      gas.push_back(ctx.gas.consumed());
+    }
+    return gas;
+  };
+  for (const std::string fee : {"", "10stake"}) {
+    INFO("fee " << fee);
+    const auto whole = gas_of(false, fee);
+    CHECK(whole == gas_of(true, fee));
+    CHECK(whole[0] > whole[1]);  // the first tx also writes the key
+  }
+}
 
 TEST_CASE("the sdk error codes through CheckTx, with their log texts", "[ante]") {
   app::AppOptions options;
