@@ -72,10 +72,16 @@ Hash HashFromView(std::string_view in) {
   return h;
 }
 
+// The key builders append to a buffer (reused where a block writes thousands) or return one.
+void AppendPageKey(Version v, const NibblePath& path, std::string* out) {
+  out->push_back(kPagePrefix);
+  AppendBE64(static_cast<std::uint64_t>(v), out);
+  path.AppendTo(out);
+}
+
 std::string PageKey(Version v, const NibblePath& path) {
-  std::string k(1, kPagePrefix);
-  AppendBE64(static_cast<std::uint64_t>(v), &k);
-  path.AppendTo(&k);
+  std::string k;
+  AppendPageKey(v, path, &k);
   return k;
 }
 
@@ -86,16 +92,26 @@ std::string VersionKey(char prefix, Version v) {
 }
 
 // Newest first: the inverted version makes a Seek land on the latest entry at or below it.
+void AppendValueKey(const Hash& key_hash, Version v, std::string* out) {
+  out->push_back(kValuePrefix);
+  out->append(AsView(key_hash));
+  AppendBE64(~static_cast<std::uint64_t>(v), out);
+}
+
 std::string ValueKey(const Hash& key_hash, Version v) {
-  std::string k(1, kValuePrefix);
-  k.append(AsView(key_hash));
-  AppendBE64(~static_cast<std::uint64_t>(v), &k);
+  std::string k;
+  AppendValueKey(key_hash, v, &k);
   return k;
 }
 
+void AppendStateKey(std::string_view key, std::string* out) {
+  out->push_back(kStatePrefix);
+  out->append(key);
+}
+
 std::string StateKey(std::string_view key) {
-  std::string k(1, kStatePrefix);
-  k.append(key);
+  std::string k;
+  AppendStateKey(key, &k);
   return k;
 }
 
@@ -140,13 +156,12 @@ Hash RootHashOf(const Slot& root) { return root.kind == Slot::Kind::kEmpty ? kEm
 struct StaleList {
   std::vector<std::string> keys;
 
-  std::string Encode() const {
-    std::string out;
-    for (const std::string& k : keys) {
-      out.push_back(static_cast<char>(k.size()));
-      out.append(k);
-    }
-    return out;
+  // Appends one page's entry to an encoded list: its key (as PageKey) after its length.
+  static void Append(Version v, const NibblePath& path, std::string* out) {
+    const std::size_t at = out->size();
+    out->push_back('\0');
+    AppendPageKey(v, path, out);
+    (*out)[at] = static_cast<char>(out->size() - at - 1);
   }
 
   static bool Decode(std::string_view in, StaleList* out) {
@@ -577,12 +592,29 @@ void MerkleStore::ApplyToMemory(Version version, const TreeUpdate& tree, std::si
 void MerkleStore::MakeDurable(PendingCheckpoint* done) {
   checkpoints_[done->root.version] = done->root;
   durable_ = done->root.version;
-  PageMap unread;  // the previous checkpoint's pages nobody read: freed outside the lock
+  // The previous checkpoint's pages nobody read: freed over the next commits (freeing tens of
+  // thousands of pages at once made this commit the slowest of its interval).
+  PageMap unread;
   {
     std::lock_guard lock(page_cache_mu_);
     unread = std::exchange(written_, std::move(done->pages));
   }
   done->pages = PageMap();
+  if (!unread.empty()) {
+    retired_.push_back(std::move(unread));
+    std::size_t total = 0;
+    for (const PageMap& m : retired_) total += m.size();
+    retire_per_commit_ = std::max<std::size_t>(2048, (total + 2) / 3);
+  }
+}
+
+void MerkleStore::FreeRetiredShare() {
+  std::size_t n = retire_per_commit_;
+  while (n > 0 && !retired_.empty()) {
+    PageMap& m = retired_.front();
+    for (auto it = m.begin(); n > 0 && it != m.end(); --n) it = m.erase(it);
+    if (m.empty()) retired_.erase(retired_.begin());
+  }
 }
 
 // REQUIRES: page_cache_mu_ held.
@@ -636,7 +668,7 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
     return FromLevelDb(s, "reading the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()));
   }
-  auto page = std::make_shared<Page>();
+  auto page = MakePage();
   if (!Page::Decode(value, page.get())) {
     return Status::Corruption("the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()) + " is malformed");
@@ -1079,9 +1111,8 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
       std::string key, value;
       auto it = first;
       for (std::size_t i = 0; i < n; ++i, ++it) {
-        key.assign(1, kPagePrefix);
-        AppendBE64(static_cast<std::uint64_t>(it->first.version), &key);
-        it->first.path.AppendTo(&key);
+        key.clear();
+        AppendPageKey(it->first.version, it->first.path, &key);
         it->second->EncodeTo(&value);
         share.Put(key, value);
       }
@@ -1096,15 +1127,17 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   }
 
   // Values, the changeset, and the pages this version makes stale.
-  StaleList stale_pages;
-  std::string changeset, record;
-  changeset.reserve(updates.size() * 65);
+  std::string changeset, record, value_key, state_key, stale_list;
+  changeset.reserve(updates.size() * 70);
   for (std::size_t i = 0; i < work.size(); ++i) {
     const Change& c = work[i];
     const Version previous = tree.outcomes[i];
     if (previous == kNoop) continue;  // the same value again, or deleting an absent key
     AppendChange(updates[i], previous, &changeset);
-    const std::string value_key = ValueKey(c.update.key_hash, version);
+    value_key.clear();
+    AppendValueKey(c.update.key_hash, version, &value_key);
+    state_key.clear();
+    AppendStateKey(*c.key, &state_key);
     if (c.value) {
       record.assign(1, '\x01');
       AppendVarint(c.key->size(), &record);
@@ -1113,13 +1146,13 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
       batch.Put(value_key, record);
       record.clear();
       AppendBE64(static_cast<std::uint64_t>(version), &record);
-      batch.Put(StateKey(*c.key), record);  // the version only: the value is in V
+      batch.Put(state_key, record);  // the version only: the value is in V
       record.append(*c.value);
       staged_->state_records.emplace_back(*c.key, record);
     } else {
       // A tombstone: absent from `version` on. Needed only until `version` is pruned.
-      batch.Put(value_key, std::string(1, '\x00'));
-      batch.Delete(StateKey(*c.key));
+      batch.Put(value_key, leveldb::Slice("\x00", 1));
+      batch.Delete(state_key);
       staged_->state_records.emplace_back(*c.key, std::nullopt);
     }
     // The replaced value stays readable at versions [previous, version): pruning finds it
@@ -1128,9 +1161,9 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   // A replaced page is on disk when the checkpoint begun last (the latest one before this
   // version) could reach it: made at or below that checkpoint and alive after it.
   for (const auto& [v, path] : tree.stale_pages) {
-    if (v <= last_started_) stale_pages.keys.push_back(PageKey(v, path));
+    if (v <= last_started_) StaleList::Append(v, path, &stale_list);
   }
-  if (!stale_pages.keys.empty()) batch.Put(VersionKey(kStalePagePrefix, version), stale_pages.Encode());
+  if (!stale_list.empty()) batch.Put(VersionKey(kStalePagePrefix, version), stale_list);
   batch.Put(VersionKey(kChangesetPrefix, version), changeset);
 
   staged_->root.version = version;
@@ -1198,6 +1231,7 @@ Status MerkleStore::Commit() {
       if (keep != checkpoints_.begin()) checkpoints_.erase(checkpoints_.begin(), std::prev(keep));
     }
     staged->tree = TreeUpdate();  // the pages it replaced are freed here
+    FreeRetiredShare();
   };
   std::future<void> tree_side;
   if (staged->state_records.size() >= kMinParallelHashes) {

@@ -41,6 +41,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "store/kv.h"
 #include "store/smt.h"
@@ -178,6 +179,8 @@ class MerkleStore final : public KvReader, private PageReader {
   // pages of the pending checkpoint that the batch wrote, `done` whether that completed it.
   void ApplyToMemory(Version version, const TreeUpdate& tree, std::size_t shared, bool done);
   void MakeDurable(PendingCheckpoint* done);
+  // Frees the next retire_per_commit_ pages of retired_ (Commit).
+  void FreeRetiredShare();
   // The tree of a past version that is neither the latest nor a durable checkpoint, rebuilt
   // by replaying changesets from the checkpoint below it (the last one is cached).
   Status TreeAt(Version version, const PageReader** reader, Slot* root) const;
@@ -203,6 +206,9 @@ class MerkleStore final : public KvReader, private PageReader {
   // when read, and those never read are dropped when the next checkpoint completes (moving
   // them all at once would stall that commit).
   mutable PageMap written_;
+  // Unread pages of checkpoints before the last durable one, freed a share per commit.
+  std::vector<PageMap> retired_;
+  std::size_t retire_per_commit_ = 0;
   mutable std::unique_ptr<Reconstruction> reconstruction_;
 
   // The value cache: S records (nullopt = absent) by key, least recently used first in

@@ -4,10 +4,86 @@
 #include <cstring>
 #include <future>
 #include <iterator>
+#include <mutex>
+#include <new>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define KAIROS_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define KAIROS_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define KAIROS_POISON(p, n) ((void)(p), (void)(n))
+#define KAIROS_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 namespace kairos::store {
 
 namespace {
+
+// Free blocks of one size (the first size freed: a page with its control block), reused
+// before asking malloc. Under ASan a pooled block is poisoned until reused.
+class BlockPool {
+ public:
+  void* Allocate(std::size_t bytes) {
+    {
+      std::lock_guard lock(mu_);
+      if (bytes == size_ && !free_.empty()) {
+        void* p = free_.back();
+        free_.pop_back();
+        KAIROS_UNPOISON(p, bytes);
+        return p;
+      }
+    }
+    return ::operator new(bytes);
+  }
+  void Deallocate(void* p, std::size_t bytes) {
+    {
+      std::lock_guard lock(mu_);
+      if (size_ == 0) size_ = bytes;
+      if (bytes == size_ && free_.size() < kMaxFree) {
+        KAIROS_POISON(p, bytes);
+        free_.push_back(p);
+        return;
+      }
+    }
+    ::operator delete(p);
+  }
+
+ private:
+  static constexpr std::size_t kMaxFree = 1 << 16;
+  std::mutex mu_;
+  std::size_t size_ = 0;
+  std::vector<void*> free_;
+};
+
+// Never destroyed: pages may be freed by other static objects' destructors.
+BlockPool& Pool() {
+  static BlockPool* pool = new BlockPool;
+  return *pool;
+}
+
+template <class T>
+struct PoolAllocator {
+  using value_type = T;
+  PoolAllocator() = default;
+  template <class U>
+  PoolAllocator(const PoolAllocator<U>&) {}
+  T* allocate(std::size_t n) {
+    if (n != 1) return static_cast<T*>(::operator new(n * sizeof(T)));
+    return static_cast<T*>(Pool().Allocate(sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t n) {
+    if (n != 1) {
+      ::operator delete(p);
+      return;
+    }
+    Pool().Deallocate(p, sizeof(T));
+  }
+  template <class U>
+  bool operator==(const PoolAllocator<U>&) const {
+    return true;
+  }
+};
 
 // Fewer updates than this are applied on one thread (a thread costs tens of microseconds).
 constexpr std::size_t kMinParallelUpdates = 512;
@@ -146,7 +222,7 @@ class Updater {
       *result = existing;
       return Status::OK();
     }
-    auto page = std::make_shared<Page>(old);  // sealed: only the changed slots rehash
+    auto page = MakePage(old);  // sealed: only the changed slots rehash
     for (int n = 0; n < kSlotsPerPage; ++n) {
       if (children.changed >> n & 1) page->slots[n] = children.next[n];
     }
@@ -168,7 +244,7 @@ class Updater {
     if (path.size() >= kMaxNibbles) {
       return Status::Corruption("two different keys share all 256 bits of their hash");
     }
-    auto page = std::make_shared<Page>();
+    auto page = MakePage();
     std::size_t begin = 0;
     while (begin < leaves.size()) {
       const std::uint8_t n = NibbleAt(leaves[begin].key_hash, path.size());
@@ -334,6 +410,12 @@ Status NeighbourPath(const PageReader& reader, const Descent& d, const Descent::
 }
 
 }  // namespace
+
+std::shared_ptr<Page> MakePage() { return std::allocate_shared<Page>(PoolAllocator<Page>()); }
+
+std::shared_ptr<Page> MakePage(const Page& copy) {
+  return std::allocate_shared<Page>(PoolAllocator<Page>(), copy);
+}
 
 void AppendVarint(std::uint64_t v, std::string* out) {
   while (v >= 0x80) {

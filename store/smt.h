@@ -105,6 +105,13 @@ struct Page {
   static bool Decode(std::string_view in, Page* out);
 };
 
+// A new page (empty, or a copy of `copy`). Pages come from a pool of equal-size blocks (a page
+// with its shared_ptr control block): a block's update frees and makes tens of thousands of
+// them, and glibc's malloc served those slowly (merging scattered free neighbours). The pool
+// keeps up to 65,536 free blocks (~150 MB) for reuse; thread-safe.
+std::shared_ptr<Page> MakePage();
+std::shared_ptr<Page> MakePage(const Page& copy);
+
 // LEB128 varints, as in the page and record encodings.
 void AppendVarint(std::uint64_t v, std::string* out);
 bool ReadVarint(std::string_view* in, std::uint64_t* v);  // false when truncated
