@@ -579,6 +579,7 @@ void MerkleStore::ApplyToMemory(Version version, const TreeUpdate& tree, std::si
   p.root = latest_;
   p.pages = std::move(epoch_);
   epoch_ = PageMap();
+  epoch_.reserve(p.pages.size());  // the next interval makes about as many: no rehashing
   if (pending_) p.pages.merge(pending_->pages);
   p.next = p.pages.begin();
   const std::size_t spread =
