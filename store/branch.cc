@@ -101,49 +101,64 @@ std::string PrefixEnd(std::string_view prefix) {
 }
 
 void Branch::Write(std::string_view key, std::optional<std::string_view> value) {
-  auto it = writes_.find(key);
-  if (it == writes_.end()) {
-    it = writes_.emplace(std::string(key), std::nullopt).first;
+  auto it = entries_.find(key);
+  if (it == entries_.end()) it = entries_.emplace(std::string(key), Entry{}).first;
+  Entry& e = it->second;
+  if (!e.written) {
+    e.written = true;
     pending_.push_back(&*it);
   }
   // Rewriting a key: no new node or key string, and the value's buffer is reused.
   if (!value) {
-    it->second.reset();
-  } else if (it->second) {
-    it->second->assign(*value);
+    e.value.reset();
+  } else if (e.value) {
+    e.value->assign(*value);
   } else {
-    it->second.emplace(*value);
+    e.value.emplace(*value);
   }
 }
 
 void Branch::SortPending() const {
-  for (const auto* entry : pending_) order_.emplace(std::string_view(entry->first), &entry->second);
+  for (const auto* entry : pending_) {
+    order_.emplace(std::string_view(entry->first), &entry->second.value);
+  }
   pending_.clear();
+}
+
+Status Branch::ParentAnswer(const Entry& e, std::string* value) {
+  if (!e.parent) return Status::NotFound("absent");
+  *value = *e.parent;
+  return Status::OK();
 }
 
 Status Branch::GetFromParent(std::string_view key, std::string* value) const {
   if (!cache_reads_) return parent_->Get(key, value);
-  // The parent does not change while the branch is in use, so its answers can be kept.
-  if (const auto cached = reads_.find(key); cached != reads_.end()) {
-    if (!cached->second) return Status::NotFound("absent");
-    *value = *cached->second;
-    return Status::OK();
-  }
+  auto it = entries_.find(key);
+  if (it != entries_.end() && it->second.parent_known) return ParentAnswer(it->second, value);
   Status s = parent_->Get(key, value);
+  if (!s.ok() && !s.IsNotFound()) return s;  // a failure is not an answer to keep
+  if (it == entries_.end()) it = entries_.emplace(std::string(key), Entry{}).first;
+  Entry& e = it->second;
+  e.parent_known = true;
   if (s.ok()) {
-    reads_.emplace(std::string(key), *value);
-  } else if (s.IsNotFound()) {
-    reads_.emplace(std::string(key), std::nullopt);
+    e.parent.emplace(*value);
+  } else {
+    e.parent.reset();
   }
   return s;
 }
 
 Status Branch::Get(std::string_view key, std::string* value) const {
-  const auto it = writes_.find(key);
-  if (it == writes_.end()) return GetFromParent(key, value);
-  if (!it->second) return Status::NotFound("deleted in this branch");
-  *value = *it->second;
-  return Status::OK();
+  const auto it = entries_.find(key);
+  if (it == entries_.end()) return GetFromParent(key, value);
+  const Entry& e = it->second;
+  if (e.written) {
+    if (!e.value) return Status::NotFound("deleted in this branch");
+    *value = *e.value;
+    return Status::OK();
+  }
+  if (e.parent_known) return ParentAnswer(e, value);
+  return GetFromParent(key, value);
 }
 
 std::unique_ptr<KvIterator> Branch::Iterate(std::string_view start, std::string_view end) const {
@@ -167,8 +182,9 @@ Status Branch::Delete(std::string_view key) {
 }
 
 void Branch::Apply(const Branch& child) {
-  for (const auto& [key, value] : child.writes_) {
-    Write(key, value ? std::optional<std::string_view>(*value) : std::nullopt);
+  for (const auto& [key, e] : child.entries_) {
+    if (!e.written) continue;
+    Write(key, e.value ? std::optional<std::string_view>(*e.value) : std::nullopt);
   }
 }
 
@@ -180,7 +196,9 @@ void Branch::Apply(const ChangeSet& changes) {
 
 ChangeSet Branch::changes() const {
   ChangeSet out;
-  for (const auto& [key, value] : writes_) out.emplace(key, value);
+  for (const auto& [key, e] : entries_) {
+    if (e.written) out.emplace(key, e.value);
+  }
   return out;
 }
 

@@ -29,7 +29,7 @@ class Branch final : public KvStore {
       : parent_(&parent),
         limits_(limits),
         cache_reads_(dynamic_cast<const Branch*>(&parent) == nullptr) {}
-  // Not copyable: order_ points into writes_.
+  // Not copyable: order_ points into entries_.
   Branch(const Branch&) = delete;
   Branch& operator=(const Branch&) = delete;
 
@@ -56,11 +56,22 @@ class Branch final : public KvStore {
   };
   template <class V>
   using HashMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
-  // Keys in order, each with its value in writes_ (node-based: neither moves once inserted,
-  // and nothing is ever erased: a delete is a nullopt value).
+  // Written keys in order, each with its value in entries_ (node-based: neither moves once
+  // inserted, and nothing is ever erased: a delete is a nullopt value).
   using OrderIndex = std::map<std::string_view, const std::optional<std::string>*>;
 
+  // One entry per key this branch has written or read: one hash probe answers either.
+  struct Entry {
+    std::optional<std::string> value;   // this branch's write (nullopt: a delete), if `written`
+    std::optional<std::string> parent;  // the parent's answer (nullopt: absent), if `parent_known`
+    bool written = false;
+    bool parent_known = false;
+  };
+  using Entries = HashMap<Entry>;
+
   void Write(std::string_view key, std::optional<std::string_view> value);
+  // Sets `*value` from the parent's answer in `e`.
+  static Status ParentAnswer(const Entry& e, std::string* value);
   // Adds the keys written since the last call to order_. Existing iterators stay valid.
   void SortPending() const;
 
@@ -68,14 +79,14 @@ class Branch final : public KvStore {
   KvLimits limits_;
   bool cache_reads_;
   // Hash-based: the check state holds thousands of writes, and a point read or a write must
-  // not walk a tree of long keys with shared prefixes. Order is built only when asked for.
-  HashMap<std::optional<std::string>> writes_;
+  // not walk a tree of long keys with shared prefixes. Order is built only when asked for, over
+  // the written entries. The parent's answers to point reads are kept in the same entries (when
+  // cache_reads_), because the parent does not change while the branch is in use: a tx reads the
+  // same account several times, the store only once. Entries are never erased (a delete is a
+  // written nullopt), and node-based storage keeps their addresses stable for order_/pending_.
+  mutable Entries entries_;
   mutable OrderIndex order_;
-  mutable std::vector<const HashMap<std::optional<std::string>>::value_type*> pending_;
-  // The parent's answers to point reads (when cache_reads_), kept because the parent does not
-  // change while the branch is in use: a tx reads the same account several times, the store
-  // only once.
-  mutable HashMap<std::optional<std::string>> reads_;
+  mutable std::vector<const Entries::value_type*> pending_;
 };
 
 }  // namespace kairos::store
