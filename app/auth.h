@@ -40,8 +40,9 @@ class AuthKeeper final : public ante::AccountKeeper {
   static std::string EncodeParams(const ante::AuthParams& p);
   static Result<ante::AuthParams> DecodeParams(std::string_view json);
 
-  Result<std::optional<ante::Account>> GetAccount(store::KvStore& kv, std::string_view address,
-                                                  std::size_t* stored_bytes = nullptr) const override;
+  Result<std::optional<ante::Account>> GetAccount(
+      store::KvStore& kv, std::string_view address,
+      std::size_t* stored_bytes = nullptr) const override;
   Result<std::optional<ante::Account>> ReadAccount(const store::KvReader& kv,
                                                    std::string_view address,
                                                    std::size_t* stored_bytes = nullptr) const;

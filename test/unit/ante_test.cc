@@ -173,6 +173,10 @@ TEST_CASE("ConsumeTxSizeGas: 10 gas per byte of the tx", "[ante]") {
   CHECK(h.ctx.gas.consumed() == 10 * tx.raw.size());
 }
 
+std::unique_ptr<ante::Decorator> DeductFee(const Harness& h) {
+  return std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank);
+}
+
 TEST_CASE("DeductFee: fee to the collector, priority = fee per gas, min gas prices in CheckTx "
           "only",
           "[ante]") {
@@ -181,7 +185,7 @@ TEST_CASE("DeductFee: fee to the collector, priority = fee per gas, min gas pric
   o.gas = 100;
   {
     Harness h;
-    REQUIRE(h.Run(std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank), DecodedSend(o)).ok());
+    REQUIRE(h.Run(DeductFee(h), DecodedSend(o)).ok());
     CHECK(h.ctx.priority == 4);
     CHECK(*h.bank.GetBalance(h.state, kAlice.address, "stake") == 600);
     CHECK(*h.bank.GetBalance(h.state, app::FeeCollectorAddress(), "stake") == 400);
@@ -193,27 +197,27 @@ TEST_CASE("DeductFee: fee to the collector, priority = fee per gas, min gas pric
     const std::vector<ante::GasPrice> prices = *ante::ParseGasPrices("4.5stake");
     h.ctx.min_gas_prices = &prices;
     h.ctx.mode = ante::ExecMode::kCheck;
-    ante::TxStatus s = h.Run(std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank), DecodedSend(o));
+    ante::TxStatus s = h.Run(DeductFee(h), DecodedSend(o));
     CHECK(s.code() == 13);
     CHECK(s.log() == "insufficient fees; got: 400stake required: 450stake: insufficient fee");
     h.ctx.mode = ante::ExecMode::kFinalize;  // never a consensus rule
-    CHECK(h.Run(std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank), DecodedSend(o)).ok());
+    CHECK(h.Run(DeductFee(h), DecodedSend(o)).ok());
   }
   {
     Harness h;
     o.fee = "5000stake";
-    ante::TxStatus s = h.Run(std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank), DecodedSend(o));
+    ante::TxStatus s = h.Run(DeductFee(h), DecodedSend(o));
     CHECK(s.code() == 5);
     CHECK_THAT(s.log(), Catch::Contains("spendable balance 1000stake is smaller than 5000stake"));
     o.gas = 0;
-    CHECK(h.Run(std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank), DecodedSend(o)).code() == 41);
+    CHECK(h.Run(DeductFee(h), DecodedSend(o)).code() == 41);
   }
   {
     Harness h;
     o.fee = "1stake";
     o.gas = 100;
     ante::TxStatus s =
-        h.Run(std::make_unique<ante::DeductFeeDecorator>(h.auth, h.bank), DecodedSend(o, kNobody));
+        h.Run(DeductFee(h), DecodedSend(o, kNobody));
     CHECK(s.code() == 9);
     CHECK(s.log() == "fee payer address: " + kNobody.bech32 + " does not exist: unknown address");
   }
