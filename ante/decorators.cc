@@ -71,23 +71,29 @@ TxStatus Next::operator()(Context& ctx, const Tx& tx) const {
 
 namespace {
 
+SignatureCache::Key ToKey(const std::string& digest) {
+  SignatureCache::Key key;
+  std::memcpy(key.data(), digest.data(), key.size());
+  return key;
+}
+
 // secp256k1 signs SHA-256(sign bytes): its cache key covers that digest, which the verify
 // needs anyway, instead of hashing the sign bytes a second time.
-std::string Secp256k1KeyOf(const PubKey& key, std::string_view digest,
-                           std::string_view signature) {
+SignatureCache::Key Secp256k1KeyOf(const PubKey& key, std::string_view digest,
+                                   std::string_view signature) {
   std::string material;
   material.reserve(1 + key.key.size() + digest.size() + signature.size());
   material.push_back('S');
   material += key.key;
   material += digest;  // always 32 bytes: the split with the signature is unambiguous
   material += signature;
-  return crypto::Sha256(material);
+  return ToKey(crypto::Sha256(material));
 }
 
 }  // namespace
 
-std::string SignatureCache::KeyOf(const PubKey& key, std::string_view sign_bytes,
-                                  std::string_view signature) {
+SignatureCache::Key SignatureCache::KeyOf(const PubKey& key, std::string_view sign_bytes,
+                                          std::string_view signature) {
   if (key.type == crypto::KeyType::kSecp256k1) {
     return Secp256k1KeyOf(key, crypto::Sha256(sign_bytes), signature);
   }
@@ -99,40 +105,40 @@ std::string SignatureCache::KeyOf(const PubKey& key, std::string_view sign_bytes
   for (int s = 56; s >= 0; s -= 8) material.push_back(static_cast<char>(sign_bytes.size() >> s));
   material += sign_bytes;
   material += signature;
-  return crypto::Sha256(material);
+  return ToKey(crypto::Sha256(material));
 }
 
-bool SignatureCache::Contains(const std::string& key) const {
+bool SignatureCache::Contains(const Key& key) const {
   std::lock_guard lock(mu_);
   return verified_.contains(key);
 }
 
-void SignatureCache::Add(std::string key) {
+void SignatureCache::Add(const Key& key) {
   std::lock_guard lock(mu_);
   if (verified_.size() >= capacity_) verified_.clear();
-  verified_.insert(std::move(key));
+  verified_.insert(key);
 }
 
 bool VerifyTxSignature(const PubKey& key, std::string_view sign_bytes,
                        std::string_view signature, SignatureCache* cache) {
   if (key.type == crypto::KeyType::kSecp256k1) {
     const std::string digest = crypto::Sha256(sign_bytes);
-    std::string cache_key;
+    SignatureCache::Key cache_key{};
     if (cache) {
       cache_key = Secp256k1KeyOf(key, digest, signature);
       if (cache->Contains(cache_key)) return true;
     }
     if (!crypto::VerifySecp256k1Digest(key.key, digest, signature)) return false;
-    if (cache) cache->Add(std::move(cache_key));
+    if (cache) cache->Add(cache_key);
     return true;
   }
-  std::string cache_key;
+  SignatureCache::Key cache_key{};
   if (cache) {
     cache_key = SignatureCache::KeyOf(key, sign_bytes, signature);
     if (cache->Contains(cache_key)) return true;
   }
   if (!crypto::VerifySignature(key.type, key.key, sign_bytes, signature)) return false;
-  if (cache) cache->Add(std::move(cache_key));
+  if (cache) cache->Add(cache_key);
   return true;
 }
 

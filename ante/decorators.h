@@ -22,7 +22,9 @@
 // on its own Context. The signature cache is internally synchronised.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -62,16 +64,24 @@ class Decorator {
 // Bounded: cleared when full. Thread-safe.
 class SignatureCache {
  public:
+  using Key = std::array<char, 32>;  // a SHA-256 digest
   explicit SignatureCache(std::size_t capacity = 1 << 16) : capacity_(capacity) {}
-  static std::string KeyOf(const PubKey& key, std::string_view sign_bytes,
-                           std::string_view signature);
-  bool Contains(const std::string& key) const;
-  void Add(std::string key);
+  static Key KeyOf(const PubKey& key, std::string_view sign_bytes, std::string_view signature);
+  bool Contains(const Key& key) const;
+  void Add(const Key& key);
 
  private:
+  // The key is a digest: its first 8 bytes are as good a hash as any.
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      std::size_t h;
+      std::memcpy(&h, k.data(), sizeof h);
+      return h;
+    }
+  };
   std::size_t capacity_;
   mutable std::mutex mu_;
-  std::unordered_set<std::string> verified_;
+  std::unordered_set<Key, KeyHash> verified_;
 };
 
 // Verifies one signature, through the cache when there is one.

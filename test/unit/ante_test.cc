@@ -11,6 +11,7 @@
 #include "app/auth.h"
 #include "app/bank.h"
 #include "cosmos/tx/v1beta1/tx.pb.h"
+#include "crypto/keys.h"
 #include "store/branch.h"
 #include "test_chain.h"
 
@@ -294,6 +295,37 @@ TEST_CASE("SigVerification: sequence (32), signature (4), recheck skips the sign
   s = h.Run(std::make_unique<ante::SigVerificationDecorator>(h.auth, nullptr), unspecified);
   CHECK(s.code() == 37);
   CHECK_THAT(s.log(), Catch::Contains("SIGN_MODE_UNSPECIFIED is not supported"));
+}
+
+// The cache records only signatures that verified, and a recorded one is accepted without a
+// verification (so the cache is consulted). For both key types.
+TEST_CASE("the signature cache records verified signatures only and answers lookups",
+          "[ante]") {
+  for (const TestKey& k : {kAlice, kEd}) {
+    INFO("key type " << static_cast<int>(k.type));
+    const ante::PubKey key{k.type, k.pub};
+    const std::string msg = "sign bytes";
+    const std::string good = k.type == crypto::KeyType::kSecp256k1
+                                 ? crypto::Secp256k1Sign(k.priv, msg)
+                                 : crypto::Ed25519Sign(k.priv, msg);
+    std::string bad = good;
+    bad[5] = static_cast<char>(bad[5] ^ 1);
+
+    ante::SignatureCache cache;
+    CHECK_FALSE(cache.Contains(ante::SignatureCache::KeyOf(key, msg, good)));
+    CHECK(ante::VerifyTxSignature(key, msg, good, &cache));
+    CHECK(cache.Contains(ante::SignatureCache::KeyOf(key, msg, good)));
+    CHECK_FALSE(ante::VerifyTxSignature(key, msg, bad, &cache));
+    CHECK_FALSE(cache.Contains(ante::SignatureCache::KeyOf(key, msg, bad)));
+    // The key covers the message and the public key too.
+    CHECK_FALSE(cache.Contains(ante::SignatureCache::KeyOf(key, msg + "!", good)));
+    CHECK_FALSE(cache.Contains(ante::SignatureCache::KeyOf({k.type, kBob.pub}, msg, good)));
+
+    // A recorded entry is believed.
+    cache.Add(ante::SignatureCache::KeyOf(key, msg, bad));
+    CHECK(ante::VerifyTxSignature(key, msg, bad, &cache));
+    CHECK_FALSE(ante::VerifyTxSignature(key, msg, bad, nullptr));
+  }
 }
 
 TEST_CASE("a high-S signature is refused even though (r, n - s) is mathematically valid",
