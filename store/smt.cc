@@ -211,7 +211,9 @@ class Updater {
                       std::span<const KeyUpdate> updates, ChildResults* children) {
     Slot& next = children->next[n];
     if (Status st = Rebuild(old.slots[n], path.Child(n), updates, &next); !st.ok()) return st;
-    if (!(next == old.slots[n])) children->changed = static_cast<std::uint16_t>(children->changed | 1u << n);
+    if (!(next == old.slots[n])) {
+      children->changed = static_cast<std::uint16_t>(children->changed | 1u << n);
+    }
     return Status::OK();
   }
 
@@ -575,7 +577,11 @@ Status ApplyUpdates(const PageReader& reader, const Slot& root, Version version,
     while (cut < updates.size() && nibble(cut) == nibble(0)) ++cut;
   }
   const auto first = updates.first(cut), second = updates.subspan(cut);
-  ChildResults children;  // each run writes only its own slots' entries
+  // The helper writes the second run's slots into `children` and its pages into
+  // `second_pages` (both declared before the future, which joins in its destructor); this
+  // thread writes the first run's into `first_children` and `out`. Each writes only its own
+  // updates' entries of out->outcomes (sized before either starts).
+  ChildResults children;
   TreeUpdate second_pages;
   auto rebuild_second = std::async(std::launch::async, [&] {
     Updater helper(reader, version, updates.data(), &out->outcomes, &second_pages);
@@ -594,7 +600,8 @@ Status ApplyUpdates(const PageReader& reader, const Slot& root, Version version,
     if (first_children.changed >> n & 1) children.next[n] = first_children.next[n];
   }
   children.changed = static_cast<std::uint16_t>(children.changed | first_children.changed);
-  out->new_pages.insert(out->new_pages.end(), std::make_move_iterator(second_pages.new_pages.begin()),
+  out->new_pages.insert(out->new_pages.end(),
+                        std::make_move_iterator(second_pages.new_pages.begin()),
                         std::make_move_iterator(second_pages.new_pages.end()));
   out->stale_pages.insert(out->stale_pages.end(), second_pages.stale_pages.begin(),
                           second_pages.stale_pages.end());

@@ -359,8 +359,8 @@ class MapPageReader final : public PageReader {
 };
 
 bool SameUpdate(const TreeUpdate& a, const TreeUpdate& b) {
-  if (!(a.root == b.root) || a.outcomes != b.outcomes || a.stale_pages.size() != b.stale_pages.size() ||
-      a.new_pages.size() != b.new_pages.size()) {
+  if (!(a.root == b.root) || a.outcomes != b.outcomes ||
+      a.stale_pages.size() != b.stale_pages.size() || a.new_pages.size() != b.new_pages.size()) {
     return false;
   }
   for (std::size_t i = 0; i < a.stale_pages.size(); ++i) {
