@@ -166,12 +166,24 @@ class Updater {
       auto loaded = reader_.LoadPage(existing.version, path);
       if (!loaded.ok()) return loaded.status();
       const Page& old = **loaded;
-      ChildResults children;
+      std::shared_ptr<Page> page;  // copied on the first change: sealed, only changed slots rehash
+      std::uint16_t changed = 0;
       Status s = ForEachGroup(updates, path.size(), [&](std::uint8_t n, auto group) {
-        return RebuildChild(old, path, n, group, &children);
+        Slot next;
+        if (Status st = Rebuild(old.slots[n], path.Child(n), group, &next); !st.ok()) return st;
+        if (next == old.slots[n]) return Status::OK();
+        if (!page) page = MakePage(old);
+        page->slots[n] = next;
+        changed = static_cast<std::uint16_t>(changed | 1u << n);
+        return Status::OK();
       });
       if (!s.ok()) return s;
-      return Assemble(existing, old, children, path, result);
+      if (changed == 0) {  // every update below was a no-op
+        *result = existing;
+        return Status::OK();
+      }
+      out_->stale_pages.emplace_back(existing.version, path);
+      return Finish(std::move(page), changed, path, result);
     }
     // An empty slot or a single leaf: the keys below are the leaf (unless updated) plus the
     // updates' present keys.
@@ -206,7 +218,8 @@ class Updater {
     return Place(present_, path, result);  // Place never calls Rebuild
   }
 
-  // Rebuilds child `n` of the page `old` at `path` for `updates` (all below that child).
+  // The two halves of the page case of Rebuild, for the parallel root (ApplyUpdates): rebuilds
+  // child `n` of the page `old` at `path` for `updates` (all below that child).
   Status RebuildChild(const Page& old, const NibblePath& path, std::uint8_t n,
                       std::span<const KeyUpdate> updates, ChildResults* children) {
     Slot& next = children->next[n];
