@@ -123,9 +123,11 @@ std::vector<store::ChangeSet> Blocks(const Args& a, std::int64_t* load_blocks) {
     blocks.push_back(std::move(c));
   }
   *load_blocks = static_cast<std::int64_t>(blocks.size());
+  // A block updates distinct keys: no more of them than there are keys.
+  const std::int64_t updates = std::min(a.block, a.keys);
   for (std::int64_t b = 0; b < a.blocks; ++b) {
     store::ChangeSet c;
-    while (static_cast<std::int64_t>(c.size()) < a.block) c[Key(rng() % a.keys)] = Value(rng);
+    while (static_cast<std::int64_t>(c.size()) < updates) c[Key(rng() % a.keys)] = Value(rng);
     blocks.push_back(std::move(c));
   }
   return blocks;
