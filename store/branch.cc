@@ -135,6 +135,12 @@ Status Branch::GetFromParent(std::string_view key, std::string* value) const {
   if (!cache_reads_) return parent_->Get(key, value);
   auto it = entries_.find(key);
   if (it != entries_.end() && it->second.parent_known) return ParentAnswer(it->second, value);
+  return ReadParent(key, it, value);
+}
+
+Status Branch::ReadParent(std::string_view key, Entries::iterator it,
+                          std::string* value) const {
+  if (!cache_reads_) return parent_->Get(key, value);
   Status s = parent_->Get(key, value);
   if (!s.ok() && !s.IsNotFound()) return s;  // a failure is not an answer to keep
   if (it == entries_.end()) it = entries_.emplace(std::string(key), Entry{}).first;
@@ -150,7 +156,7 @@ Status Branch::GetFromParent(std::string_view key, std::string* value) const {
 
 Status Branch::Get(std::string_view key, std::string* value) const {
   const auto it = entries_.find(key);
-  if (it == entries_.end()) return GetFromParent(key, value);
+  if (it == entries_.end()) return ReadParent(key, it, value);  // one probe, not two
   const Entry& e = it->second;
   if (e.written) {
     if (!e.value) return Status::NotFound("deleted in this branch");
@@ -158,7 +164,7 @@ Status Branch::Get(std::string_view key, std::string* value) const {
     return Status::OK();
   }
   if (e.parent_known) return ParentAnswer(e, value);
-  return GetFromParent(key, value);
+  return ReadParent(key, it, value);
 }
 
 std::unique_ptr<KvIterator> Branch::Iterate(std::string_view start, std::string_view end) const {

@@ -72,6 +72,9 @@ class Branch final : public KvStore {
   void Write(std::string_view key, std::optional<std::string_view> value);
   // Sets `*value` from the parent's answer in `e`.
   static Status ParentAnswer(const Entry& e, std::string* value);
+  // Asks the parent and keeps its answer (when cache_reads_) in `it`'s entry, or in a new one
+  // when `it` is end(). REQUIRES: `it` is find(key)'s result, and knows no parent answer.
+  Status ReadParent(std::string_view key, Entries::iterator it, std::string* value) const;
   // Adds the keys written since the last call to order_. Existing iterators stay valid.
   void SortPending() const;
 
