@@ -150,6 +150,12 @@ Sequences SetSequences(const AuthKeeper& auth, store::KvStore& kv, const Sequenc
 
 }  // namespace
 
+TxOutcome TxPool::RunOnChild(ante::ExecMode mode, const ante::Tx& tx, store::Branch& child,
+                             const ante::BlockInfo& block) const {
+  return runner_.Run(mode, tx, child, block, options_.min_gas_prices,
+                     TxRunner::AnteWrites::kDirect);
+}
+
 TxOutcome TxPool::RunDetached(const ante::Tx& tx, const ante::BlockInfo& block,
                               const Effects* refund, store::Branch& child) const {
   if (refund != nullptr) ReturnFee(bank_, child, refund->payer, refund->fee);
@@ -158,8 +164,7 @@ TxOutcome TxPool::RunDetached(const ante::Tx& tx, const ante::BlockInfo& block,
     wanted.emplace_back(tx.signers[i], tx.signer_infos[i].sequence);
   }
   const Sequences previous = SetSequences(auth_, child, wanted);
-  TxOutcome out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices,
-                              TxRunner::AnteWrites::kDirect);
+  TxOutcome out = RunOnChild(ante::ExecMode::kCheck, tx, child, block);
   CheckStore(out.status, "CheckTx");
   if (out.status.ok()) SetSequences(auth_, child, previous);
   return out;
@@ -247,8 +252,7 @@ bool TxPool::ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
   } else {
     const ante::Tx& tx = std::get<ante::Tx>(decoded);
     store::Branch child(*check_state_, limits_);
-    TxOutcome out = runner_.Run(mode, tx, child, block, options_.min_gas_prices,
-                              TxRunner::AnteWrites::kDirect);
+    TxOutcome out = RunOnChild(mode, tx, child, block);
     CheckStore(out.status, "a mempool recheck");
     if (out.status.ok()) {
       check_state_->Apply(child);
@@ -414,8 +418,7 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   if (tx.signers.empty() || tx.signer_infos.empty()) {
     // No sender to queue it under; the ante says why it is invalid.
     store::Branch child(*check_state_, limits_);
-    TxOutcome out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices,
-                              TxRunner::AnteWrites::kDirect);
+    TxOutcome out = RunOnChild(ante::ExecMode::kCheck, tx, child, block);
     CheckStore(out.status, "CheckTx");
     if (!out.status.ok()) return FromOutcome(std::move(out));
     return Refusal(ante::kInvalidRequest, "a tx needs a signer");
@@ -444,8 +447,7 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   store::Branch child(*check_state_, limits_);
   TxOutcome out;
   if (kind == Kind::kNext) {
-    out = runner_.Run(ante::ExecMode::kCheck, tx, child, block, options_.min_gas_prices,
-                      TxRunner::AnteWrites::kDirect);
+    out = RunOnChild(ante::ExecMode::kCheck, tx, child, block);
     CheckStore(out.status, "CheckTx");
   } else {
     const Effects* refund = nullptr;

@@ -147,6 +147,10 @@ class TxPool {
   // Runs the ante in `mode` on a child of the check state with each signer's account sequence
   // set to the tx's (for parked txs and replacements); `refund` first returns a replaced tx's
   // fee. The child keeps the writes; the signers' sequences are put back to the check state's.
+  // Runs a CheckTx-mode ante on `child`, a branch of the check state that the caller drops
+  // whenever the tx fails (so the ante writes into it directly: TxRunner::AnteWrites::kDirect).
+  TxOutcome RunOnChild(ante::ExecMode mode, const ante::Tx& tx, store::Branch& child,
+                       const ante::BlockInfo& block) const;
   TxOutcome RunDetached(const ante::Tx& tx, const ante::BlockInfo& block, const Effects* refund,
                         store::Branch& child) const;
   // Applies a pool entry (ready, not yet applied) to the check state; on failure removes it

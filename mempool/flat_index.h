@@ -60,7 +60,7 @@ class FlatIndex {
       if (slots_[j] == 0) continue;
       ++n;
       const std::size_t home = Home(Mix(Traits::KeyOf(Ptr(slots_[j]))));
-      const std::size_t d = j >= home ? j - home : j + slots_.size() - home;
+      const std::size_t d = Gap(home, j);
       if (meta_mask_ != 0 && (slots_[j] >> kDistShift) != std::min<std::size_t>(d, kMaxDist)) {
         return false;
       }
@@ -104,7 +104,7 @@ class FlatIndex {
     for (std::size_t j = Next(i); slots_[j] != 0; j = Next(j)) {
       Count();
       const std::size_t d = Distance(j);
-      const std::size_t gap = j >= i ? j - i : j + slots_.size() - i;
+      const std::size_t gap = Gap(i, j);
       if (d >= gap) {
         slots_[i] = WithDistance(slots_[j], d - gap);
         i = j;
@@ -143,6 +143,10 @@ class FlatIndex {
     return static_cast<std::size_t>(((mixed >> 32) * slots_.size()) >> 32);
   }
   std::size_t Next(std::size_t i) const { return i + 1 == slots_.size() ? 0 : i + 1; }
+  // Steps from slot `from` forward (cyclically) to slot `to`.
+  std::size_t Gap(std::size_t from, std::size_t to) const {
+    return to >= from ? to - from : to + slots_.size() - from;
+  }
   std::uintptr_t TagOf(std::uint64_t mixed) const {
     return (static_cast<std::uintptr_t>(mixed) << kTagShift) & tag_mask_;
   }
@@ -152,8 +156,7 @@ class FlatIndex {
   std::size_t Distance(std::size_t j) const {
     const std::size_t d = meta_mask_ != 0 ? slots_[j] >> kDistShift : kMaxDist;
     if (d < kMaxDist) return d;
-    const std::size_t home = Home(Mix(Traits::KeyOf(Ptr(slots_[j]))));
-    return j >= home ? j - home : j + slots_.size() - home;
+    return Gap(Home(Mix(Traits::KeyOf(Ptr(slots_[j])))), j);
   }
   std::uintptr_t WithDistance(std::uintptr_t slot, std::size_t d) const {
     if (meta_mask_ == 0) return slot;
