@@ -15,16 +15,16 @@ namespace {
 
 std::string Bech32(std::string_view address) { return crypto::EncodeAccountAddress(address); }
 
-// A signer's account through the tx's memo (Context::accounts). A repeat is charged as the
-// store read it stands for (GasKv::Get: ReadFlat, then ReadPerByte over key and value).
-// The pointer is valid until the next ReadAccount or WriteAccount.
-Result<const std::optional<Account>*> ReadAccount(Context& ctx, const AccountKeeper& ak,
-                                                  std::string_view address) {
-  for (const AccountMemoEntry& e : ctx.accounts) {
+// A signer's entry in the tx's account memo (Context::accounts), read from the store on first
+// use. A repeat is charged as the store read it stands for (GasKv::Get: ReadFlat, then
+// ReadPerByte over key and value). The pointer is valid until the next MemoEntry.
+Result<AccountMemoEntry*> MemoEntry(Context& ctx, const AccountKeeper& ak,
+                                    std::string_view address) {
+  for (AccountMemoEntry& e : ctx.accounts) {
     if (e.address == address) {
       ctx.gas.Consume(ctx.kv_gas.read_cost_flat, "ReadFlat");
       ctx.gas.Consume(ctx.kv_gas.read_cost_per_byte * e.stored_bytes, "ReadPerByte");
-      return &e.account;
+      return &e;
     }
   }
   AccountMemoEntry e;
@@ -33,22 +33,22 @@ Result<const std::optional<Account>*> ReadAccount(Context& ctx, const AccountKee
   e.address = std::string(address);
   e.account = std::move(*acc);
   ctx.accounts.push_back(std::move(e));
-  return &ctx.accounts.back().account;
+  return &ctx.accounts.back();
 }
 
-// Writes an account to the tx's branch and keeps the memo in step.
-Status WriteAccount(Context& ctx, const AccountKeeper& ak, const Account& account) {
-  std::size_t bytes = 0;
-  if (Status s = ak.SetAccount(*ctx.store, account, &bytes); !s.ok()) return s;
-  for (AccountMemoEntry& e : ctx.accounts) {
-    if (e.address == account.address) {
-      e.account = account;
-      e.stored_bytes = bytes;
-      return Status::OK();
-    }
-  }
-  ctx.accounts.push_back({account.address, account, bytes});
-  return Status::OK();
+// A signer's account through the memo, read-only. Same validity as MemoEntry's.
+Result<const std::optional<Account>*> ReadAccount(Context& ctx, const AccountKeeper& ak,
+                                                  std::string_view address) {
+  auto e = MemoEntry(ctx, ak, address);
+  if (!e.ok()) return e.status();
+  return &(*e)->account;
+}
+
+// Writes a memo entry's account, which the caller changed in place, to the tx's branch (no copy
+// of the account). If the write fails the memo is ahead of the branch, but the tx fails with
+// it and both are dropped.
+Status StoreAccount(Context& ctx, const AccountKeeper& ak, AccountMemoEntry& e) {
+  return ak.SetAccount(*ctx.store, *e.account, &e.stored_bytes);
 }
 
 // The public key that signs for signer `i`: the one in the tx, else the account's.
@@ -81,13 +81,8 @@ SignatureCache::Key ToKey(const std::string& digest) {
 // needs anyway, instead of hashing the sign bytes a second time.
 SignatureCache::Key Secp256k1KeyOf(const PubKey& key, std::string_view digest,
                                    std::string_view signature) {
-  std::string material;
-  material.reserve(1 + key.key.size() + digest.size() + signature.size());
-  material.push_back('S');
-  material += key.key;
-  material += digest;  // always 32 bytes: the split with the signature is unambiguous
-  material += signature;
-  return ToKey(crypto::Sha256(material));
+  // The digest is always 32 bytes: the split with the signature is unambiguous.
+  return crypto::Sha256Concat({"S", key.key, digest, signature});
 }
 
 }  // namespace
@@ -122,7 +117,8 @@ void SignatureCache::Add(const Key& key) {
 bool VerifyTxSignature(const PubKey& key, std::string_view sign_bytes,
                        std::string_view signature, SignatureCache* cache) {
   if (key.type == crypto::KeyType::kSecp256k1) {
-    const std::string digest = crypto::Sha256(sign_bytes);
+    const crypto::Digest32 digest_bytes = crypto::Sha256Array(sign_bytes);
+    const std::string_view digest(digest_bytes.data(), digest_bytes.size());
     SignatureCache::Key cache_key{};
     if (cache) {
       cache_key = Secp256k1KeyOf(key, digest, signature);
@@ -235,7 +231,7 @@ TxStatus ValidateMemoDecorator::Handle(Context& ctx, const Tx& tx, const Next& n
 
 TxStatus ConsumeTxSizeGasDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
   const std::uint64_t per_byte = ak_.params().tx_size_cost_per_byte;
-  ctx.gas.Consume(per_byte * tx.raw.size(), "txSize");
+  ctx.gas.Consume(per_byte * tx.raw_size, "txSize");
   if (ctx.mode == ExecMode::kSimulate) {
     // A simulated tx may carry empty signatures: charge for the bytes a real one would add
     // (64-byte signature plus its length prefix), as the SDK adds placeholder signatures.
@@ -323,16 +319,16 @@ TxStatus SetPubKeyDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
                                                  Bech32(tx.signers[i]) + " with signer index: " +
                                                  std::to_string(i));
     }
-    auto acc = ReadAccount(ctx, ak_, tx.signers[i]);
-    if (!acc.ok()) return TxStatus::FromStore(acc.status());
-    if (!**acc) {
+    auto entry = MemoEntry(ctx, ak_, tx.signers[i]);
+    if (!entry.ok()) return TxStatus::FromStore(entry.status());
+    std::optional<Account>& acc = (*entry)->account;
+    if (!acc) {
       return TxStatus::Error(kUnknownAddress,
                              "account " + Bech32(tx.signers[i]) + " does not exist");
     }
-    if (!(**acc)->pub_key) {
-      Account updated = ***acc;
-      updated.pub_key = *pk;
-      if (Status s = WriteAccount(ctx, ak_, updated); !s.ok()) return TxStatus::FromStore(s);
+    if (!acc->pub_key) {
+      acc->pub_key = *pk;
+      if (Status s = StoreAccount(ctx, ak_, **entry); !s.ok()) return TxStatus::FromStore(s);
     }
   }
   for (std::size_t i = 0; ctx.records_events() && i < tx.signers.size() &&
@@ -487,14 +483,14 @@ TxStatus IncrementSequenceDecorator::Handle(Context& ctx, const Tx& tx, const Ne
     return next(ctx, tx);
   }
   for (const std::string& signer : tx.signers) {
-    auto acc = ReadAccount(ctx, ak_, signer);
-    if (!acc.ok()) return TxStatus::FromStore(acc.status());
-    if (!**acc) {
+    auto entry = MemoEntry(ctx, ak_, signer);
+    if (!entry.ok()) return TxStatus::FromStore(entry.status());
+    std::optional<Account>& acc = (*entry)->account;
+    if (!acc) {
       return TxStatus::Error(kUnknownAddress, "account " + Bech32(signer) + " does not exist");
     }
-    Account updated = ***acc;
-    ++updated.sequence;
-    if (Status s = WriteAccount(ctx, ak_, updated); !s.ok()) return TxStatus::FromStore(s);
+    ++acc->sequence;
+    if (Status s = StoreAccount(ctx, ak_, **entry); !s.ok()) return TxStatus::FromStore(s);
   }
   return next(ctx, tx);
 }

@@ -65,7 +65,11 @@ class Decorator {
 class SignatureCache {
  public:
   using Key = std::array<char, 32>;  // a SHA-256 digest
-  explicit SignatureCache(std::size_t capacity = 1 << 16) : capacity_(capacity) {}
+  // The table is sized for `capacity` at once (it fills up on a running node anyway): no
+  // rehash of the whole set while CheckTx is adding to it.
+  explicit SignatureCache(std::size_t capacity = 1 << 16) : capacity_(capacity) {
+    verified_.reserve(capacity);
+  }
   static Key KeyOf(const PubKey& key, std::string_view sign_bytes, std::string_view signature);
   bool Contains(const Key& key) const;
   void Add(const Key& key);

@@ -103,7 +103,8 @@ struct SignerInfo {
 };
 
 struct Tx {
-  std::string raw;              // the TxRaw bytes as received
+  std::size_t raw_size = 0;     // the size of the TxRaw bytes as received (not kept: only
+                                // the size gas needs them, and the caller holds the bytes)
   std::string hash;             // SHA-256(raw), 32 bytes
   std::string body_bytes;       // TxRaw.body_bytes (covered by the signatures)
   std::string auth_info_bytes;  // TxRaw.auth_info_bytes

@@ -148,26 +148,52 @@ bool DecodeKeyMessage(std::string_view msg, std::string* key) {
 
 }  // namespace
 
+namespace {
+
+std::size_t VarintSize(std::uint64_t v) {
+  std::size_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
+}
+
+// The encoded size of a length-delimited field numbered below 16 (a one-byte tag).
+std::size_t BytesFieldSize(std::size_t length) { return 1 + VarintSize(length) + length; }
+
+}  // namespace
+
 std::string AuthKeeper::EncodeAccount(const ante::Account& a) {
   std::string out;
-  out.reserve(a.pub_key ? 160 : 80);
-  AppendBytesField(1, a.address_bech32.empty() ? crypto::EncodeAccountAddress(a.address)
-                                               : a.address_bech32,
-                   &out);
-  if (a.pub_key) {
-    std::string key_msg;
-    if (!a.pub_key->key.empty()) AppendBytesField(1, a.pub_key->key, &key_msg);
-    std::string any;
-    AppendBytesField(1,
-                     a.pub_key->type == crypto::KeyType::kSecp256k1 ? kSecp256k1PubKeyTypeUrl
-                                                                    : kEd25519PubKeyTypeUrl,
-                     &any);
-    if (!key_msg.empty()) AppendBytesField(2, key_msg, &any);
-    AppendBytesField(2, any, &out);
-  }
-  if (a.account_number != 0) ante::wire::AppendVarintField(3, a.account_number, &out);
-  if (a.sequence != 0) ante::wire::AppendVarintField(4, a.sequence, &out);
+  AppendAccount(a, &out);
   return out;
+}
+
+// The nested messages (Any, PubKey) are written in place, their lengths computed first: no
+// temporary strings (this runs for every account write, several per tx).
+void AuthKeeper::AppendAccount(const ante::Account& a, std::string* out) {
+  out->reserve(out->size() + (a.pub_key ? 160 : 80));
+  if (a.address_bech32.empty()) {
+    AppendBytesField(1, crypto::EncodeAccountAddress(a.address), out);
+  } else {
+    AppendBytesField(1, a.address_bech32, out);
+  }
+  if (a.pub_key) {
+    const std::string_view type_url = a.pub_key->type == crypto::KeyType::kSecp256k1
+                                          ? kSecp256k1PubKeyTypeUrl
+                                          : kEd25519PubKeyTypeUrl;
+    const std::size_t key_msg =
+        a.pub_key->key.empty() ? 0 : BytesFieldSize(a.pub_key->key.size());
+    const std::size_t any = BytesFieldSize(type_url.size()) + (key_msg ? BytesFieldSize(key_msg) : 0);
+    ante::wire::AppendTag(2, 2, out);
+    ante::wire::AppendVarint(any, out);
+    AppendBytesField(1, type_url, out);
+    if (key_msg) {
+      ante::wire::AppendTag(2, 2, out);
+      ante::wire::AppendVarint(key_msg, out);
+      AppendBytesField(1, a.pub_key->key, out);
+    }
+  }
+  if (a.account_number != 0) ante::wire::AppendVarintField(3, a.account_number, out);
+  if (a.sequence != 0) ante::wire::AppendVarintField(4, a.sequence, out);
 }
 
 Result<ante::Account> AuthKeeper::DecodeAccount(std::string_view bytes,
@@ -267,8 +293,10 @@ Result<std::optional<ante::Account>> AuthKeeper::GetAccount(store::KvStore& kv,
 
 Status AuthKeeper::SetAccount(store::KvStore& kv, const ante::Account& account,
                               std::size_t* stored_bytes) const {
-  const std::string key = AccountKey(account.address);
-  const std::string value = EncodeAccount(account);
+  thread_local std::string key, value;  // capacity kept between calls: no allocation per write
+  key.assign(kAccountPrefix).append(account.address);
+  value.clear();
+  AppendAccount(account, &value);
   if (stored_bytes != nullptr) *stored_bytes = key.size() + value.size();
   return kv.Set(key, value);
 }

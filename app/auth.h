@@ -64,6 +64,7 @@ class AuthKeeper final : public ante::AccountKeeper {
 
   // The canonical BaseAccount encoding (also the Query/Account answer inside an Any).
   static std::string EncodeAccount(const ante::Account& account);
+  static void AppendAccount(const ante::Account& account, std::string* out);
   // `address` is the raw address the account is stored under (the key says it; the bech32
   // copy inside is not decoded again, which keeps account reads cheap).
   static Result<ante::Account> DecodeAccount(std::string_view bytes, std::string_view address);

@@ -43,9 +43,31 @@ std::string BankKeeper::BalancePrefix(std::string_view address) {
 }
 
 std::string BankKeeper::BalanceKey(std::string_view address, std::string_view denom) {
-  std::string key = BalancePrefix(address);
-  key += denom;
+  std::string key;
+  AppendBalanceKey(address, denom, &key);
   return key;
+}
+
+namespace {
+
+// GetBalance and SetBalance run several times per tx on the application thread: the key is
+// built in a buffer that keeps its capacity, not in a new string each time.
+std::string& KeyBuffer(std::string_view address, std::string_view denom) {
+  thread_local std::string key;
+  key.clear();
+  BankKeeper::AppendBalanceKey(address, denom, &key);
+  return key;
+}
+
+}  // namespace
+
+void BankKeeper::AppendBalanceKey(std::string_view address, std::string_view denom,
+                                  std::string* out) {
+  out->reserve(out->size() + kBalancePrefix.size() + 1 + address.size() + denom.size());
+  out->append(kBalancePrefix);
+  out->push_back(static_cast<char>(address.size()));
+  out->append(address);
+  out->append(denom);
 }
 
 std::string BankKeeper::SupplyKey(std::string_view denom) {
@@ -57,7 +79,7 @@ std::string BankKeeper::SupplyKey(std::string_view denom) {
 Result<ante::Uint256> BankKeeper::GetBalance(const store::KvReader& kv, std::string_view address,
                                              std::string_view denom) const {
   std::string value;
-  Status s = kv.Get(BalanceKey(address, denom), &value);
+  Status s = kv.Get(KeyBuffer(address, denom), &value);
   if (s.IsNotFound()) return ante::Uint256(0);
   if (!s.ok()) return s;
   return ParseStored(value, "a balance");
@@ -81,7 +103,7 @@ Result<ante::Coins> BankKeeper::GetAllBalances(const store::KvReader& kv,
 
 Status BankKeeper::SetBalance(store::KvStore& kv, std::string_view address,
                               const ante::Coin& coin) const {
-  const std::string key = BalanceKey(address, coin.denom);
+  const std::string& key = KeyBuffer(address, coin.denom);
   if (coin.amount == 0) return kv.Delete(key);
   return kv.Set(key, ante::ToString(coin.amount));
 }
@@ -118,16 +140,18 @@ TxStatus BankKeeper::Mint(store::KvStore& kv, std::string_view address,
 }
 
 TxStatus BankKeeper::Move(store::KvStore& kv, std::string_view from, std::string_view to,
-                          const ante::Coins& amount, std::string_view what) const {
+                          const ante::Coins& amount, bool fee) const {
   try {
     for (const ante::Coin& c : amount.coins()) {
       auto have = GetBalance(kv, from, c.denom);
       if (!have.ok()) return TxStatus::FromStore(have.status());
       if (*have < c.amount) {
-        return TxStatus::Error(ante::kInsufficientFunds,
-                               std::string(what) + "spendable balance " + ante::ToString(*have) +
-                                   c.denom + " is smaller than " + ante::ToString(c.amount) +
-                                   c.denom);
+        // Built only here: every fee payment would otherwise format a message it never uses.
+        std::string log = fee ? "insufficient funds to pay the fee " + amount.ToString() + ": "
+                              : std::string();
+        log += "spendable balance " + ante::ToString(*have) + c.denom + " is smaller than " +
+               ante::ToString(c.amount) + c.denom;
+        return TxStatus::Error(ante::kInsufficientFunds, std::move(log));
       }
       if (Status s = SetBalance(kv, from, {c.denom, *have - c.amount}); !s.ok()) {
         return TxStatus::FromStore(s);
@@ -173,14 +197,13 @@ TxStatus BankKeeper::Burn(ante::Context& ctx, std::string_view from,
 
 TxStatus BankKeeper::DeductFee(store::KvStore& kv, std::string_view payer,
                                const ante::Coins& fee) const {
-  return Move(kv, payer, FeeCollectorAddress(), fee, "insufficient funds to pay the fee " +
-                                                         fee.ToString() + ": ");
+  return Move(kv, payer, FeeCollectorAddress(), fee, /*fee=*/true);
 }
 
 TxStatus BankKeeper::Send(ante::Context& ctx, std::string_view from, std::string_view to,
                           const ante::Coins& amount) const {
   store::KvStore& kv = *ctx.store;
-  TxStatus s = Move(kv, from, to, amount, "");
+  TxStatus s = Move(kv, from, to, amount, /*fee=*/false);
   if (!s.ok()) return s;
   auto acc = auth_.GetAccount(kv, to);
   if (!acc.ok()) return TxStatus::FromStore(acc.status());

@@ -34,6 +34,7 @@ class BankKeeper final : public ante::BankKeeper {
   explicit BankKeeper(const AuthKeeper& auth) : auth_(auth) {}
 
   static std::string BalanceKey(std::string_view address, std::string_view denom);
+  static void AppendBalanceKey(std::string_view address, std::string_view denom, std::string* out);
   static std::string BalancePrefix(std::string_view address);
   static std::string SupplyKey(std::string_view denom);
   static constexpr std::string_view kDenomKey = "bank/denom";
@@ -63,8 +64,9 @@ class BankKeeper final : public ante::BankKeeper {
                                std::size_t msg_index) const;
 
  private:
+  // Moves `amount` from `from` to `to`; `fee` says the amount is a fee (for the error message).
   ante::TxStatus Move(store::KvStore& kv, std::string_view from, std::string_view to,
-                      const ante::Coins& amount, std::string_view what) const;
+                      const ante::Coins& amount, bool fee) const;
   const AuthKeeper& auth_;
 };
 

@@ -488,7 +488,7 @@ bool Decoder::DecodeTxRaw(std::string_view raw, ante::Tx& tx) {
       std::find(tx.signers.begin(), tx.signers.end(), tx.fee_payer) == tx.signers.end()) {
     tx.signers.push_back(tx.fee_payer);
   }
-  tx.raw = std::string(raw);
+  tx.raw_size = raw.size();
   tx.hash = crypto::Sha256(raw);
   return true;
 }

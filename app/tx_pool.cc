@@ -1,8 +1,11 @@
 #include "app/tx_pool.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <optional>
+#include <random>
 #include <unordered_set>
 #include <utility>
 
@@ -23,6 +26,11 @@ std::int64_t ProtoSizeOfTx(std::string_view tx) {
 namespace {
 
 constexpr std::size_t kMaxRememberedFailures = 10000;
+
+std::uint64_t RandomSeed() {
+  std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
 
 mempool::Hash ToHash(const std::string& bytes) {
   mempool::Hash h{};
@@ -65,9 +73,19 @@ CheckOutcome FromOutcome(TxOutcome out) {
 TxPool::TxPool(const TxRunner& runner, const AuthKeeper& auth, const BankKeeper& bank,
                TxPoolOptions options)
     : runner_(runner), auth_(auth), bank_(bank), options_(std::move(options)),
-      pool_(options_.pool) {}
+      pool_(options_.pool), applied_(RandomSeed()) {}
 
 // --- state helpers ------------------------------------------------------------------------
+
+TxPool::Effects TxPool::EffectsOf(const mempool::EntryPtr& entry) {
+  auto decoded = DecodeTx(entry->tx.bytes());
+  if (auto* err = std::get_if<TxError>(&decoded)) {
+    // It decoded when it came in, and its bytes do not change: a broken process, not input.
+    Log()->critical("a pooled tx no longer decodes ({}): stopping", err->log);
+    std::abort();
+  }
+  return EffectsOf(std::get<ante::Tx>(decoded));
+}
 
 TxPool::Effects TxPool::EffectsOf(const ante::Tx& tx) {
   Effects e;
@@ -150,9 +168,9 @@ Sequences SetSequences(const AuthKeeper& auth, store::KvStore& kv, const Sequenc
 
 }  // namespace
 
-TxOutcome TxPool::RunOnChild(ante::ExecMode mode, const ante::Tx& tx, store::Branch& child,
-                             const ante::BlockInfo& block) const {
-  return runner_.Run(mode, tx, child, block, options_.min_gas_prices,
+TxOutcome TxPool::RunDirect(ante::ExecMode mode, const ante::Tx& tx, store::Branch& state,
+                            const ante::BlockInfo& block) const {
+  return runner_.Run(mode, tx, state, block, options_.min_gas_prices,
                      TxRunner::AnteWrites::kDirect);
 }
 
@@ -164,16 +182,15 @@ TxOutcome TxPool::RunDetached(const ante::Tx& tx, const ante::BlockInfo& block,
     wanted.emplace_back(tx.signers[i], tx.signer_infos[i].sequence);
   }
   const Sequences previous = SetSequences(auth_, child, wanted);
-  TxOutcome out = RunOnChild(ante::ExecMode::kCheck, tx, child, block);
+  TxOutcome out = RunDirect(ante::ExecMode::kCheck, tx, child, block);
   CheckStore(out.status, "CheckTx");
   if (out.status.ok()) SetSequences(auth_, child, previous);
   return out;
 }
 
-void TxPool::Unapply(const std::string& hash) {
-  auto it = applied_.find(hash);
-  if (it == applied_.end()) return;
-  const Effects& e = it->second;
+void TxPool::Unapply(const mempool::EntryPtr& entry) {
+  if (applied_.erase(entry->tx.hash) == 0) return;
+  const Effects e = EffectsOf(entry);
   for (const std::string& signer : e.signers) {
     auto acc = auth_.ReadAccount(*check_state_, signer);
     if (!acc.ok()) StopOnBrokenStore("taking a tx out of the check state", acc.status());
@@ -186,7 +203,6 @@ void TxPool::Unapply(const std::string& hash) {
                "taking a tx out of the check state");
   }
   ReturnFee(bank_, *check_state_, e.payer, e.fee);
-  applied_.erase(it);
 }
 
 void TxPool::RecordFailure(const std::string& hash, std::uint32_t code, std::string log) {
@@ -231,11 +247,11 @@ void TxPool::Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason
     // The pool parked the sender's later txs: their effects leave the check state too.
     for (std::uint64_t n = entry->tx.nonce + 1;; ++n) {
       auto next = pool_.FindOrdered(entry->tx.sender(), n);
-      if (!next || !applied_.count(HashString(next))) break;
-      Unapply(HashString(next));
+      if (!next || !applied_.contains(next->tx.hash)) break;
+      Unapply(next);
     }
   }
-  Unapply(hash);
+  Unapply(entry);
   if (auto answer = RemovalAnswer(reason)) {
     RecordFailure(hash, answer->first, std::move(answer->second));
   }
@@ -251,14 +267,15 @@ bool TxPool::ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
     failure.log = err->log;
   } else {
     const ante::Tx& tx = std::get<ante::Tx>(decoded);
-    store::Branch child(*check_state_, limits_);
-    TxOutcome out = RunOnChild(mode, tx, child, block);
+    store::BranchJournal journal(*check_state_);
+    TxOutcome out = RunDirect(mode, tx, *check_state_, block);
     CheckStore(out.status, "a mempool recheck");
     if (out.status.ok()) {
-      check_state_->Apply(child);
-      applied_[hash] = EffectsOf(tx);
+      journal.Commit();
+      applied_.insert(entry->tx.hash);
       return true;
     }
+    journal.RollBack();  // before Forget below writes to the check state
     failure = FromOutcome(std::move(out));
   }
   pool_.Remove(entry->tx.hash, mempool::RemoveReason::kRecheckFailed);
@@ -280,8 +297,12 @@ void TxPool::Reset(const store::KvReader& committed, const store::KvLimits& limi
 
 void TxPool::NewCheckState(const store::KvReader& committed, const store::KvLimits& limits) {
   limits_ = limits;
+  // The new check state starts with the old one's table size: it will hold about as many keys
+  // (growing the table again at every block would rehash it several times per block).
+  const std::size_t keys = check_state_ ? check_state_->size() : 0;
   check_state_ = std::make_unique<store::Branch>(committed, limits);
-  applied_.clear();
+  check_state_->Reserve(keys);
+  applied_.clear();  // keeps its slots
 }
 
 void TxPool::QueueRecheck() {
@@ -300,7 +321,7 @@ void TxPool::RecheckSender(const std::string& sender, const ante::BlockInfo& blo
   const std::vector<mempool::EntryPtr> entries = std::move(it->second);
   recheck_by_sender_.erase(it);
   for (const mempool::EntryPtr& e : entries) {
-    if (!pool_.Find(e->tx.hash) || applied_.count(HashString(e)) || pool_.IsParked(e->tx.hash)) {
+    if (!pool_.Find(e->tx.hash) || applied_.contains(e->tx.hash) || pool_.IsParked(e->tx.hash)) {
       continue;  // gone, already in, or waiting for a gap to fill
     }
     ApplyEntry(e, ante::ExecMode::kReCheck, block);
@@ -418,7 +439,7 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   if (tx.signers.empty() || tx.signer_infos.empty()) {
     // No sender to queue it under; the ante says why it is invalid.
     store::Branch child(*check_state_, limits_);
-    TxOutcome out = RunOnChild(ante::ExecMode::kCheck, tx, child, block);
+    TxOutcome out = RunDirect(ante::ExecMode::kCheck, tx, child, block);
     CheckStore(out.status, "CheckTx");
     if (!out.status.ok()) return FromOutcome(std::move(out));
     return Refusal(ante::kInvalidRequest, "a tx needs a signer");
@@ -444,20 +465,22 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
       }
     }
   }
-  store::Branch child(*check_state_, limits_);
+  // The next tx of its sender (the common case) runs straight on the check state under a
+  // journal, kept if the pool takes the tx; the others run on a child branch.
+  std::optional<store::BranchJournal> journal;
+  std::optional<store::Branch> child;
   TxOutcome out;
   if (kind == Kind::kNext) {
-    out = RunOnChild(ante::ExecMode::kCheck, tx, child, block);
+    journal.emplace(*check_state_);
+    out = RunDirect(ante::ExecMode::kCheck, tx, *check_state_, block);
     CheckStore(out.status, "CheckTx");
   } else {
-    const Effects* refund = nullptr;
-    if (old) {
-      auto it = applied_.find(HashString(old));
-      if (it != applied_.end()) refund = &it->second;
-    }
-    out = RunDetached(tx, block, refund, child);
+    child.emplace(*check_state_, limits_);
+    std::optional<Effects> refund;
+    if (old && applied_.contains(old->tx.hash)) refund = EffectsOf(old);
+    out = RunDetached(tx, block, refund ? &*refund : nullptr, *child);
   }
-  if (!out.status.ok()) return FromOutcome(std::move(out));
+  if (!out.status.ok()) return FromOutcome(std::move(out));  // the journal rolls back
 
   mempool::TxInfo info;
   info.bytes = raw;
@@ -468,7 +491,7 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   info.priority = std::max<std::int64_t>(0, out.priority);
   info.gas_wanted = out.gas_wanted;
   mempool::InsertResult r = pool_.Insert(std::move(info), base, height_, now);
-  for (const mempool::EntryPtr& e : r.stale) applied_.erase(HashString(e));
+  for (const mempool::EntryPtr& e : r.stale) applied_.erase(e->tx.hash);
   if (!r.ok) {
     CheckOutcome c = Reject(std::move(r));
     c.gas_wanted = out.gas_wanted;
@@ -477,8 +500,8 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   }
   // The new tx's effects go in first; evicted txs' come out after (the adjustments commute).
   if (r.replaced) {
-    // Not Forget: its fee was returned on `child`, and the sender's later txs stay.
-    applied_.erase(HashString(r.replaced));
+    // Not Forget: its fee was returned on the child, and the sender's later txs stay.
+    applied_.erase(r.replaced->tx.hash);
     auto answer = RemovalAnswer(mempool::RemoveReason::kReplaced);
     RecordFailure(HashString(r.replaced), answer->first, std::move(answer->second));
   }
@@ -487,10 +510,17 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
       // The pool sees no gap where the check state did (it cannot, normally): run it for real.
       ApplyEntry(pool_.Find(ToHash(tx.hash)), ante::ExecMode::kCheck, block);
     } else {
-      check_state_->Apply(child);
-      applied_[tx.hash] = EffectsOf(tx);
+      if (journal) {
+        journal->Commit();
+      } else {
+        check_state_->Apply(*child);
+      }
+      applied_.insert(ToHash(tx.hash));
     }
   }
+  // Parked after all: its writes go. Closed before Forget and ApplyEntry below write to the
+  // check state (or open their own journal).
+  if (journal) journal->RollBack();
   for (const mempool::EntryPtr& e : r.evicted) Forget(e, mempool::RemoveReason::kEvicted);
   for (const mempool::EntryPtr& e : r.promoted) {
     if (!ApplyEntry(e, ante::ExecMode::kReCheck, block)) break;  // the rest stay parked

@@ -44,6 +44,7 @@
 #include "app/auth.h"
 #include "app/bank.h"
 #include "app/store_failure.h"
+#include "app/tx_hash_set.h"
 #include "app/tx_runner.h"
 #include "mempool/priority_mempool.h"
 #include "store/branch.h"
@@ -127,7 +128,8 @@ class TxPool {
   const store::Branch& check_state() const { return *check_state_; }
 
  private:
-  // What a ready tx wrote into the check state, to take it back out.
+  // What a ready tx wrote into the check state, to take it back out. Derived from the tx's
+  // bytes when needed (Unapply, a replacement's refund: rare), not kept per tx.
   struct Effects {
     std::string payer;
     ante::Coins fee;
@@ -142,15 +144,18 @@ class TxPool {
   };
 
   static Effects EffectsOf(const ante::Tx& tx);
+  // The effects of a pool entry, from its bytes (which decoded when the tx came in).
+  static Effects EffectsOf(const mempool::EntryPtr& entry);
   std::uint64_t CommittedSequence(const std::string& address) const;
   std::uint64_t CheckSequence(const std::string& address) const;
   // Runs the ante in `mode` on a child of the check state with each signer's account sequence
   // set to the tx's (for parked txs and replacements); `refund` first returns a replaced tx's
   // fee. The child keeps the writes; the signers' sequences are put back to the check state's.
-  // Runs a CheckTx-mode ante on `child`, a branch of the check state that the caller drops
-  // whenever the tx fails (so the ante writes into it directly: TxRunner::AnteWrites::kDirect).
-  TxOutcome RunOnChild(ante::ExecMode mode, const ante::Tx& tx, store::Branch& child,
-                       const ante::BlockInfo& block) const;
+  // Runs a CheckTx-mode ante that writes straight into `state` (TxRunner::AnteWrites::kDirect):
+  // a child of the check state that the caller drops when the tx fails, or the check state
+  // itself under a journal (store::BranchJournal) that the caller rolls back then.
+  TxOutcome RunDirect(ante::ExecMode mode, const ante::Tx& tx, store::Branch& state,
+                      const ante::BlockInfo& block) const;
   TxOutcome RunDetached(const ante::Tx& tx, const ante::BlockInfo& block, const Effects* refund,
                         store::Branch& child) const;
   // Applies a pool entry (ready, not yet applied) to the check state; on failure removes it
@@ -158,7 +163,7 @@ class TxPool {
   bool ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
                   const ante::BlockInfo& block);
   // Takes a ready tx's effects back out of the check state (no-op if it had none).
-  void Unapply(const std::string& hash);
+  void Unapply(const mempool::EntryPtr& entry);
   // The pool removed `entry` (not included): take it and its sender's later ordered txs back
   // out of the check state, and remember why for Recheck.
   void Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason);
@@ -184,8 +189,9 @@ class TxPool {
   store::KvLimits limits_;
   std::unique_ptr<store::Branch> check_state_;
   std::int64_t height_ = 0;  // the last committed height
-  // Ready txs whose effects are in the check state, by hash.
-  std::unordered_map<std::string, Effects> applied_;
+  // Ready txs whose effects are in the check state, by hash (their effects are derived from
+  // the tx when needed: EffectsOf).
+  TxHashSet applied_;
   // Txs waiting for their recheck after a commit, by sender, and the senders in order.
   std::unordered_map<std::string, std::vector<mempool::EntryPtr>> recheck_by_sender_;
   std::deque<std::string> recheck_order_;

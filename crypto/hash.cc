@@ -1,7 +1,15 @@
 #include "crypto/hash.h"
 
+// SHA-256 and RIPEMD-160 use OpenSSL's low-level functions on a context on the stack
+// (deprecated in 3.0, kept through 3.x): OpenSSL 3.0's EVP_DigestInit frees and allocates its
+// algorithm context on every call even when the context is reused, and the one-shot SHA256()
+// goes through EVP too; either costs more than hashing a public key or a short tx. The
+// low-level calls run the same assembly (SHA extensions where the CPU has them).
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/ripemd.h>
+#include <openssl/sha.h>
 
 #include <stdexcept>
 
@@ -18,14 +26,6 @@ const EVP_MD* FetchedMd(const char* name) {
   return md;
 }
 
-const EVP_MD* Sha256Md() {
-  static const EVP_MD* md = FetchedMd("SHA256");
-  return md;
-}
-const EVP_MD* Ripemd160Md() {
-  static const EVP_MD* md = FetchedMd("RIPEMD160");
-  return md;
-}
 const EVP_MD* Sha512Md() {
   static const EVP_MD* md = FetchedMd("SHA512");
   return md;
@@ -33,37 +33,54 @@ const EVP_MD* Sha512Md() {
 
 using internal::Uchars;
 
-// One digest context per thread, reused: EVP_Digest allocates and frees a context on every call,
-// which costs several times the hashing of a short input (a tx, sign bytes, a public key), and
-// CheckTx hashes three or four of those.
-EVP_MD_CTX* ThreadContext() {
-  thread_local struct Holder {
-    Holder() : ctx(EVP_MD_CTX_new()) {
-      if (ctx == nullptr) throw std::runtime_error("EVP_MD_CTX_new failed");
-    }
-    ~Holder() { EVP_MD_CTX_free(ctx); }
-    EVP_MD_CTX* ctx;
-  } holder;
-  return holder.ctx;
-}
+}  // namespace
 
-std::string Digest(const EVP_MD* md, std::string_view data) {
-  std::string out(static_cast<std::size_t>(EVP_MD_get_size(md)), '\0');
-  unsigned int len = 0;
-  EVP_MD_CTX* ctx = ThreadContext();
-  if (EVP_DigestInit_ex2(ctx, md, nullptr) != 1 ||
-      EVP_DigestUpdate(ctx, data.data(), data.size()) != 1 ||
-      EVP_DigestFinal_ex(ctx, Uchars(out), &len) != 1) {
-    throw std::runtime_error("SHA digest failed");
+namespace {
+
+void Sha256To(std::string_view data, unsigned char* out) {
+  SHA256_CTX c;
+  if (SHA256_Init(&c) != 1 || SHA256_Update(&c, data.data(), data.size()) != 1 ||
+      SHA256_Final(out, &c) != 1) {
+    throw std::runtime_error("SHA-256 failed");
   }
-  return out;
 }
 
 }  // namespace
 
-std::string Sha256(std::string_view data) { return Digest(Sha256Md(), data); }
+std::string Sha256(std::string_view data) {
+  std::string out(SHA256_DIGEST_LENGTH, '\0');
+  Sha256To(data, Uchars(out));
+  return out;
+}
 
-std::string Ripemd160(std::string_view data) { return Digest(Ripemd160Md(), data); }
+Digest32 Sha256Array(std::string_view data) {
+  Digest32 out;
+  Sha256To(data, reinterpret_cast<unsigned char*>(out.data()));
+  return out;
+}
+
+Digest32 Sha256Concat(std::initializer_list<std::string_view> parts) {
+  SHA256_CTX c;
+  if (SHA256_Init(&c) != 1) throw std::runtime_error("SHA-256 failed");
+  for (std::string_view p : parts) {
+    if (SHA256_Update(&c, p.data(), p.size()) != 1) throw std::runtime_error("SHA-256 failed");
+  }
+  Digest32 out;
+  if (SHA256_Final(reinterpret_cast<unsigned char*>(out.data()), &c) != 1) {
+    throw std::runtime_error("SHA-256 failed");
+  }
+  return out;
+}
+
+std::string Ripemd160(std::string_view data) {
+  std::string out(RIPEMD160_DIGEST_LENGTH, '\0');
+  RIPEMD160_CTX c;
+  if (RIPEMD160_Init(&c) != 1 || RIPEMD160_Update(&c, data.data(), data.size()) != 1 ||
+      RIPEMD160_Final(Uchars(out), &c) != 1) {
+    throw std::runtime_error("RIPEMD-160 failed");
+  }
+  return out;
+}
 
 std::string HmacSha512(std::string_view key, std::string_view data) {
   std::string out(64, '\0');

@@ -98,7 +98,10 @@ const secp256k1_context* Secp256k1Context() {
 std::string AddressOf(KeyType type, std::string_view pubkey) {
   switch (type) {
     case KeyType::kSecp256k1:
-      return Ripemd160(Sha256(pubkey));
+    {
+      const Digest32 sha = Sha256Array(pubkey);
+      return Ripemd160(std::string_view(sha.data(), sha.size()));
+    }
     case KeyType::kEd25519:
       return Sha256(pubkey).substr(0, kAddressBytes);
   }

@@ -1,5 +1,7 @@
 #include "store/branch.h"
 
+#include <cassert>
+
 namespace kairos::store {
 
 namespace {
@@ -104,8 +106,14 @@ void Branch::Write(std::string_view key, std::optional<std::string_view> value) 
   auto it = entries_.find(key);
   if (it == entries_.end()) it = entries_.emplace(std::string(key), Entry{}).first;
   Entry& e = it->second;
+  if (journal_open_) {
+    // The old value moves into the record (no copy); the new one is written below.
+    journal_.push_back({&*it, std::move(e.value), e.written});
+    e.value.reset();
+  }
   if (!e.written) {
     e.written = true;
+    if (pending_.capacity() == 0) pending_.reserve(8);  // a tx's branch writes a handful
     pending_.push_back(&*it);
   }
   // Rewriting a key: no new node or key string, and the value's buffer is reused.
@@ -119,10 +127,44 @@ void Branch::Write(std::string_view key, std::optional<std::string_view> value) 
 }
 
 void Branch::SortPending() const {
+  if (journal_open_ && !pending_.empty()) journal_sorted_ = true;
   for (const auto* entry : pending_) {
     order_.emplace(std::string_view(entry->first), &entry->second.value);
   }
   pending_.clear();
+}
+
+void Branch::BeginJournal() {
+  assert(!journal_open_ && "journals do not nest");
+  journal_open_ = true;
+  journal_.clear();
+  journal_pending_mark_ = pending_.size();
+  journal_sorted_ = false;
+}
+
+void Branch::CommitJournal() {
+  journal_open_ = false;
+  journal_.clear();
+}
+
+void Branch::RollBackJournal() {
+  journal_open_ = false;
+  // Newest first, so a key written twice ends with its value from before the journal.
+  for (auto r = journal_.rbegin(); r != journal_.rend(); ++r) {
+    Entry& e = r->entry->second;
+    e.value = std::move(r->value);
+    if (!r->written && e.written && journal_sorted_) order_.erase(r->entry->first);
+    e.written = r->written;
+  }
+  // The keys first written in the journal were appended to pending_ after the mark. If
+  // SortPending ran meanwhile, it emptied pending_ (those it moved to order_ were erased above)
+  // and everything added since is the journal's.
+  if (journal_sorted_) {
+    pending_.clear();
+  } else {
+    pending_.resize(journal_pending_mark_);
+  }
+  journal_.clear();
 }
 
 Status Branch::ParentAnswer(const Entry& e, std::string* value) {

@@ -48,6 +48,21 @@ class Branch final : public KvStore {
   // Every write of this branch (deletes as nullopt), in key order.
   ChangeSet changes() const;
   const KvLimits& limits() const { return limits_; }
+  // How many keys this branch knows (written, or read from the parent and kept).
+  std::size_t size() const { return entries_.size(); }
+  // Sizes the table for `keys` keys, so that it does not rehash while it grows to that many.
+  void Reserve(std::size_t keys) { entries_.reserve(keys); }
+
+  // An undo journal: while one is open, every write keeps what it replaced, so that
+  // RollBackJournal() puts the branch's writes back as they were at BeginJournal(). It does the
+  // work of a child branch that is applied on success and dropped on failure, without the child
+  // (no second table, no copy of the writes into this one): for writes that usually stand, such
+  // as a CheckTx's ante on the check state. Reads are unaffected; parent answers cached while
+  // the journal was open stay cached (they are true either way). Not nested.
+  void BeginJournal();
+  void CommitJournal();    // keeps the writes
+  void RollBackJournal();  // undoes them
+  bool journal_open() const { return journal_open_; }
 
  private:
   struct StringHash {
@@ -70,6 +85,12 @@ class Branch final : public KvStore {
   using Entries = HashMap<Entry>;
 
   void Write(std::string_view key, std::optional<std::string_view> value);
+  // What one write replaced (a journal record).
+  struct Undo {
+    Entries::value_type* entry;
+    std::optional<std::string> value;
+    bool written;
+  };
   // Sets `*value` from the parent's answer in `e`.
   static Status ParentAnswer(const Entry& e, std::string* value);
   // Asks the parent and keeps its answer (when cache_reads_) in `it`'s entry, or in a new one
@@ -90,6 +111,34 @@ class Branch final : public KvStore {
   mutable Entries entries_;
   mutable OrderIndex order_;
   mutable std::vector<const Entries::value_type*> pending_;
+  bool journal_open_ = false;
+  // pending_'s size at BeginJournal, and whether SortPending moved pending_ into order_ since.
+  std::size_t journal_pending_mark_ = 0;
+  mutable bool journal_sorted_ = false;
+  std::vector<Undo> journal_;  // kept between journals for its capacity
+};
+
+// An open journal on a branch (Branch::BeginJournal) that rolls back when it goes out of scope
+// unless committed: an early return or an exception cannot leave a failed tx's writes behind.
+class BranchJournal {
+ public:
+  explicit BranchJournal(Branch& branch) : branch_(&branch) { branch.BeginJournal(); }
+  ~BranchJournal() { RollBack(); }
+  BranchJournal(const BranchJournal&) = delete;
+  BranchJournal& operator=(const BranchJournal&) = delete;
+
+  // Each closes the journal; later calls (and the destructor) do nothing.
+  void Commit() {
+    if (branch_ != nullptr) branch_->CommitJournal();
+    branch_ = nullptr;
+  }
+  void RollBack() {
+    if (branch_ != nullptr) branch_->RollBackJournal();
+    branch_ = nullptr;
+  }
+
+ private:
+  Branch* branch_;
 };
 
 }  // namespace kairos::store

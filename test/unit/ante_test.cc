@@ -171,7 +171,7 @@ TEST_CASE("ConsumeTxSizeGas: 10 gas per byte of the tx", "[ante]") {
   Harness h;
   ante::Tx tx = DecodedSend();
   REQUIRE(h.Run(std::make_unique<ante::ConsumeTxSizeGasDecorator>(h.auth), tx).ok());
-  CHECK(h.ctx.gas.consumed() == 10 * tx.raw.size());
+  CHECK(h.ctx.gas.consumed() == 10 * tx.raw_size);
 }
 
 std::unique_ptr<ante::Decorator> DeductFee(const Harness& h) {
