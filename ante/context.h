@@ -4,6 +4,8 @@
 // Thread-compatible: one tx, one thread.
 #pragma once
 
+#include <boost/container/small_vector.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -72,7 +74,8 @@ struct Context {
   KvGasConfig kv_gas;               // what `store` charges
   store::KvStore* store = nullptr;  // the gas-metered branch of this step
   // Valid for the ante's branch only: cleared when `store` moves to the messages' branch.
-  std::vector<AccountMemoEntry> accounts;
+  // Inline for the usual one or two signers: no allocation per tx.
+  boost::container::small_vector<AccountMemoEntry, 2> accounts;
   std::vector<tendermint::abci::Event> events;
   std::int64_t priority = 0;
 

@@ -51,13 +51,14 @@ Status StoreAccount(Context& ctx, const AccountKeeper& ak, AccountMemoEntry& e) 
   return ak.SetAccount(*ctx.store, *e.account, &e.stored_bytes);
 }
 
-// The public key that signs for signer `i`: the one in the tx, else the account's.
-std::optional<PubKey> SignerKey(const Tx& tx, std::size_t i, const std::optional<Account>& acc) {
+// The public key that signs for signer `i`: the one in the tx, else the account's; nullptr
+// if neither. Points into `tx` or `acc`.
+const PubKey* SignerKey(const Tx& tx, std::size_t i, const std::optional<Account>& acc) {
   if (i < tx.signer_infos.size() && tx.signer_infos[i].public_key) {
-    return tx.signer_infos[i].public_key;
+    return &*tx.signer_infos[i].public_key;
   }
-  if (acc && acc->pub_key) return acc->pub_key;
-  return std::nullopt;
+  if (acc && acc->pub_key) return &*acc->pub_key;
+  return nullptr;
 }
 
 }  // namespace
@@ -366,7 +367,7 @@ TxStatus SigGasConsumeDecorator::Handle(Context& ctx, const Tx& tx, const Next& 
   for (std::size_t i = 0; i < tx.signers.size(); ++i) {
     auto acc = ReadAccount(ctx, ak_, tx.signers[i]);
     if (!acc.ok()) return TxStatus::FromStore(acc.status());
-    std::optional<PubKey> key = SignerKey(tx, i, **acc);
+    const PubKey* key = SignerKey(tx, i, **acc);
     if (!key) {
       if (ctx.mode != ExecMode::kSimulate) {
         return TxStatus::Error(kInvalidPubKey, "pubkey on account is not set");
@@ -460,8 +461,10 @@ TxStatus SigVerificationDecorator::Handle(Context& ctx, const Tx& tx, const Next
                                                 ": sign mode SIGN_MODE_UNSPECIFIED is not "
                                                 "supported (only SIGN_MODE_DIRECT)");
     }
-    const std::string sign_bytes = SignDocBytes(tx.body_bytes, tx.auth_info_bytes,
-                                                ctx.block.chain_id, account.account_number);
+    thread_local std::string sign_bytes;  // capacity kept between txs
+    sign_bytes.clear();
+    AppendSignDocBytes(tx.body_bytes, tx.auth_info_bytes, ctx.block.chain_id,
+                       account.account_number, &sign_bytes);
     if (!VerifyTxSignature(*account.pub_key, sign_bytes, tx.signatures[i], cache_)) {
       return TxStatus::Error(kUnauthorized,
                              "signature verification failed; please verify account number (" +

@@ -10,5 +10,9 @@ namespace kairos::ante {
 
 std::string SignDocBytes(std::string_view body_bytes, std::string_view auth_info_bytes,
                          std::string_view chain_id, std::uint64_t account_number);
+// The same bytes appended to `out` (a buffer the caller reuses).
+void AppendSignDocBytes(std::string_view body_bytes, std::string_view auth_info_bytes,
+                        std::string_view chain_id, std::uint64_t account_number,
+                        std::string* out);
 
 }  // namespace kairos::ante

@@ -744,11 +744,17 @@ void MerkleStore::CacheStateRecord(std::string key, std::optional<std::string> r
   }
 }
 
+const std::optional<std::string>* MerkleStore::CachedStateRecord(std::string_view key) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return nullptr;
+  value_lru_.splice(value_lru_.end(), value_lru_, it->second.lru);
+  return &it->second.record;
+}
+
 Status MerkleStore::ReadStateRecord(std::string_view key, std::string* record) const {
-  if (auto it = values_.find(key); it != values_.end()) {
-    value_lru_.splice(value_lru_.end(), value_lru_, it->second.lru);
-    if (!it->second.record) return Status::NotFound("absent");
-    *record = *it->second.record;
+  if (const auto* cached = CachedStateRecord(key)) {
+    if (!*cached) return Status::NotFound("absent");
+    *record = **cached;
     return Status::OK();
   }
   // S holds the version; the value is in V at that version.
@@ -785,6 +791,12 @@ Status MerkleStore::ReadValueRecord(std::string_view key, Version version,
 }
 
 Status MerkleStore::Get(std::string_view key, std::string* value) const {
+  // A cached record is copied once, without its version, into the caller's buffer.
+  if (const auto* cached = CachedStateRecord(key)) {
+    if (!*cached) return Status::NotFound("absent");
+    value->assign(**cached, 8);
+    return Status::OK();
+  }
   std::string raw;
   if (Status s = ReadStateRecord(key, &raw); !s.ok()) return s;
   value->assign(raw, 8);

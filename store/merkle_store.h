@@ -168,6 +168,9 @@ class MerkleStore final : public KvReader, private PageReader {
   // The latest version of `key` (BE64) then its value, through the value cache. NotFound
   // when absent.
   Status ReadStateRecord(std::string_view key, std::string* record) const;
+  // The value cache's record of `key` (nullopt inside: cached as absent), marked most recently
+  // used; nullptr when the cache does not know the key.
+  const std::optional<std::string>* CachedStateRecord(std::string_view key) const;
   // The value `key` got at `version`, from its V record.
   Status ReadValueRecord(std::string_view key, Version version, std::string* value) const;
   void CacheStateRecord(std::string key, std::optional<std::string> record) const;
