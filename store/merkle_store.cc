@@ -708,14 +708,16 @@ void MerkleStore::CacheStateRecord(std::string key, std::optional<std::string> r
     value_cache_used_ -= CachedSize(key, it->second.record);
     value_cache_used_ += CachedSize(key, record);
     it->second.record = std::move(record);
-    value_lru_.splice(value_lru_.end(), value_lru_, it->second.lru);
+    it->second.referenced = true;
   } else {
     const std::size_t size = CachedSize(key, record);
     // A full cache hands its least recently used entry's nodes to the new record. The list
     // then ends with that entry's node, and the map holds exactly the entries before it.
     decltype(values_)::node_type node;
     while (value_cache_used_ + size > options_.value_cache_bytes && !values_.empty()) {
-      auto victim = values_.find(*value_lru_.front());
+      // Once a node is taken, its list slot stays last: entries passed over go before it.
+      auto victim =
+          ValueCacheVictim(node.empty() ? value_lru_.end() : std::prev(value_lru_.end()));
       value_cache_used_ -= CachedSize(victim->first, victim->second.record);
       if (node.empty()) {
         node = values_.extract(victim);
@@ -737,7 +739,7 @@ void MerkleStore::CacheStateRecord(std::string key, std::optional<std::string> r
     value_cache_used_ += size;
   }
   while (value_cache_used_ > options_.value_cache_bytes && !value_lru_.empty()) {
-    auto victim = values_.find(*value_lru_.front());
+    auto victim = ValueCacheVictim(value_lru_.end());
     value_cache_used_ -= CachedSize(victim->first, victim->second.record);
     values_.erase(victim);
     value_lru_.pop_front();
@@ -747,8 +749,20 @@ void MerkleStore::CacheStateRecord(std::string key, std::optional<std::string> r
 const std::optional<std::string>* MerkleStore::CachedStateRecord(std::string_view key) const {
   auto it = values_.find(key);
   if (it == values_.end()) return nullptr;
-  value_lru_.splice(value_lru_.end(), value_lru_, it->second.lru);
+  it->second.referenced = true;
   return &it->second.record;
+}
+
+MerkleStore::ValueMap::iterator MerkleStore::ValueCacheVictim(
+    std::list<const std::string*>::iterator back) const {
+  // Second chance: a referenced entry goes to the back with its flag cleared. Every entry is
+  // passed over at most once, so this ends within one turn of the list.
+  while (true) {
+    auto victim = values_.find(*value_lru_.front());
+    if (!victim->second.referenced) return victim;
+    victim->second.referenced = false;
+    value_lru_.splice(back, value_lru_, value_lru_.begin());
+  }
 }
 
 Status MerkleStore::ReadStateRecord(std::string_view key, std::string* record) const {

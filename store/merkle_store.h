@@ -214,18 +214,27 @@ class MerkleStore final : public KvReader, private PageReader {
   std::size_t retire_per_commit_ = 0;
   mutable std::unique_ptr<Reconstruction> reconstruction_;
 
-  // The value cache: S records (nullopt = absent) by key, least recently used first in
-  // value_lru_. Updated only with committed data (reads, and Commit's writes).
+  // The value cache: S records (nullopt = absent) by key, in value_lru_ oldest first, evicted
+  // by second chance (CLOCK): a hit only sets `referenced` in the entry it has just found, and
+  // eviction moves a referenced entry to the back (clearing the flag) instead of dropping it.
+  // A hit thus writes no list links (a move to the back touched three more cache lines per
+  // read: CheckTx reads two keys). Updated only with committed data (reads, Commit's writes).
   struct CachedRecord {
     std::optional<std::string> record;
     std::list<const std::string*>::iterator lru;
+    bool referenced = false;
   };
   struct StringHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   mutable std::list<const std::string*> value_lru_;  // the keys in values_
-  mutable std::unordered_map<std::string, CachedRecord, StringHash, std::equal_to<>> values_;
+  using ValueMap = std::unordered_map<std::string, CachedRecord, StringHash, std::equal_to<>>;
+  mutable ValueMap values_;
+  // The entry to evict next (second chance), left at the front of value_lru_; referenced
+  // entries passed over go before `back` (the list's end, or a slot kept at its tail).
+  // REQUIRES: the cache is not empty.
+  ValueMap::iterator ValueCacheVictim(std::list<const std::string*>::iterator back) const;
   mutable std::size_t value_cache_used_ = 0;
 
   // Guards the page cache (lru_, pages_) and written_: a parallel tree update loads pages
