@@ -64,35 +64,36 @@ TxOutcome TxRunner::Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& 
   ctx.block = block;
   ctx.min_gas_prices = &min_gas_prices;
 
-  const bool direct = ante_writes == AnteWrites::kDirect;
-  std::optional<store::Branch> ante_branch;
-  if (!direct) ante_branch.emplace(state, state.limits());
-  ante::GasKv ante_kv(direct ? state : *ante_branch, ctx.gas, ctx.kv_gas);
+  // A journal instead of a child branch per step: the writes land in `state` once, and only a
+  // failure pays (the rollback); see store::Branch::BeginJournal.
+  std::optional<store::BranchJournal> ante_journal;
+  if (ante_writes == AnteWrites::kUndoOnFailure) ante_journal.emplace(state);
+  ante::GasKv ante_kv(state, ctx.gas, ctx.kv_gas);
   ctx.store = &ante_kv;
   ante::TxStatus s = pipeline_.Run(ctx, tx);
   out.gas_used = ctx.gas.consumed();
   out.priority = ctx.priority;
   if (!s.ok()) {
     out.status = s;
-    return out;
+    return out;  // the journal rolls the ante's writes back
   }
   // The ante's writes stand from here on, whatever the messages do.
-  if (!direct) state.Apply(*ante_branch);
+  if (ante_journal) ante_journal->Commit();
   out.events = std::move(ctx.events);
   ctx.events.clear();
   if (mode != ante::ExecMode::kFinalize && mode != ante::ExecMode::kSimulate) return out;
 
-  store::Branch msg_branch(state, state.limits());
-  ante::GasKv msg_kv(msg_branch, ctx.gas, ctx.kv_gas);
+  store::BranchJournal msg_journal(state);
+  ante::GasKv msg_kv(state, ctx.gas, ctx.kv_gas);
   ctx.store = &msg_kv;
   ctx.accounts.clear();
   s = RunMsgs(ctx, tx);
   out.gas_used = ctx.gas.consumed();
   if (!s.ok()) {
     out.status = s;
-    return out;  // ante events only, as the SDK reports a failed tx
+    return out;  // ante events only, as the SDK reports a failed tx; the messages' writes go
   }
-  state.Apply(msg_branch);
+  msg_journal.Commit();
   for (auto& e : ctx.events) out.events.push_back(std::move(e));
   return out;
 }

@@ -39,17 +39,19 @@ class TxRunner {
       : bank_(bank), locks_(bank), pipeline_(auth, bank, cache) {}
 
   // How the ante's writes reach `state`:
-  //   kOwnBranch: through a branch of their own, written to `state` only if the ante passes;
-  //   kDirect: straight into `state`. Only for a caller that drops `state` whenever the tx
-  //     fails (the mempool runs each CheckTx on a child branch of its own): one branch, its
-  //     copies and one write-back less per tx.
-  enum class AnteWrites { kOwnBranch, kDirect };
+  //   kUndoOnFailure: straight into `state` under a journal (store::BranchJournal), rolled
+  //     back if the ante fails, so they stay only if it passes (the messages' writes are
+  //     handled the same way, after it). REQUIRES: no journal open on `state`;
+  //   kDirect: straight into `state`, kept whatever happens. Only for a caller that drops or
+  //     rolls back `state` itself when the tx fails (the mempool: a child branch, or its own
+  //     journal on the check state).
+  enum class AnteWrites { kUndoOnFailure, kDirect };
 
   // `state` receives the writes that the mode keeps. For Simulate pass a throwaway branch.
   TxOutcome Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& state,
                 const ante::BlockInfo& block,
                 const std::vector<ante::GasPrice>& min_gas_prices = {},
-                AnteWrites ante_writes = AnteWrites::kOwnBranch) const;
+                AnteWrites ante_writes = AnteWrites::kUndoOnFailure) const;
 
  private:
   ante::TxStatus RunMsgs(ante::Context& ctx, const ante::Tx& tx) const;
