@@ -107,15 +107,16 @@ void Branch::Write(std::string_view key, std::optional<std::string_view> value) 
   if (it == entries_.end()) it = entries_.emplace(std::string(key), Entry{}).first;
   Entry& e = it->second;
   if (journal_open_) {
-    // The old value moves into the record (no copy); the new one is written below.
+    // The new value is copied first (`value` may view the old one), then the old one moves
+    // into the record.
+    std::optional<std::string> next;
+    if (value) next.emplace(*value);
     journal_.push_back({&*it, std::move(e.value), e.written});
-    e.value.reset();
+    e.value = std::move(next);
+    MarkWritten(&*it);
+    return;
   }
-  if (!e.written) {
-    e.written = true;
-    if (pending_.capacity() == 0) pending_.reserve(8);  // a tx's branch writes a handful
-    pending_.push_back(&*it);
-  }
+  MarkWritten(&*it);
   // Rewriting a key: no new node or key string, and the value's buffer is reused.
   if (!value) {
     e.value.reset();
@@ -124,6 +125,13 @@ void Branch::Write(std::string_view key, std::optional<std::string_view> value) 
   } else {
     e.value.emplace(*value);
   }
+}
+
+void Branch::MarkWritten(Entries::value_type* entry) {
+  if (entry->second.written) return;
+  entry->second.written = true;
+  if (pending_.capacity() == 0) pending_.reserve(8);  // a tx's branch writes a handful
+  pending_.push_back(entry);
 }
 
 void Branch::SortPending() const {

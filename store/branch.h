@@ -85,6 +85,8 @@ class Branch final : public KvStore {
   using Entries = HashMap<Entry>;
 
   void Write(std::string_view key, std::optional<std::string_view> value);
+  // Marks an entry written, queueing it for order_ the first time.
+  void MarkWritten(Entries::value_type* entry);
   // What one write replaced (a journal record).
   struct Undo {
     Entries::value_type* entry;

@@ -184,3 +184,27 @@ TEST_CASE("a rolled-back journal restores a key written before it and rewritten 
   REQUIRE(changes.size() == 1);
   CHECK(changes.at("a") == std::optional<std::string>("2"));
 }
+
+TEST_CASE("a journaled write may take its value from the branch's own iterator",
+          "[store][branch]") {
+  MapReader parent(std::map<std::string, std::string>{{"p", "parent"}});
+  Branch b(parent, KvLimits{});
+  // Short values (held inline by std::string) and long ones (on the heap).
+  REQUIRE(b.Set("a", "x").ok());
+  REQUIRE(b.Set("b", std::string(100, 'y')).ok());
+  b.BeginJournal();
+  // Rewrites every key with the view the iterator hands out of the branch's own storage.
+  for (auto it = b.Iterate("", ""); it->Valid(); it->Next()) {
+    REQUIRE(b.Set(it->key(), it->value()).ok());
+  }
+  std::string v;
+  REQUIRE(b.Get("a", &v).ok());
+  CHECK(v == "x");
+  REQUIRE(b.Get("b", &v).ok());
+  CHECK(v == std::string(100, 'y'));
+  REQUIRE(b.Get("p", &v).ok());
+  CHECK(v == "parent");
+  b.RollBackJournal();
+  CHECK(b.changes().size() == 2);
+  CHECK(b.Get("p", &v).ok());
+}
