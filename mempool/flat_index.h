@@ -86,6 +86,23 @@ class FlatIndex {
     ++size_;
   }
 
+  // Puts `value` in the place of the value with the same key (one lookup, nothing moves).
+  // REQUIRES: a value with the key of `value` is present.
+  void Replace(T* value) {
+    if ((reinterpret_cast<std::uintptr_t>(value) & kMetaBits) != 0 && meta_mask_ != 0) DropTags();
+    const Key& key = Traits::KeyOf(value);
+    const std::uint64_t mixed = Mix(key);
+    const std::uintptr_t tag = TagOf(mixed);
+    for (std::size_t i = Home(mixed);; i = Next(i)) {
+      Count();
+      const std::uintptr_t s = slots_[i];
+      if ((s & tag_mask_) == tag && Traits::KeyOf(Ptr(s)) == key) {
+        slots_[i] = (s & meta_mask_) | reinterpret_cast<std::uintptr_t>(value);
+        return;
+      }
+    }
+  }
+
   // Removes the value with `key`; returns it, or nullptr when there is none.
   T* Erase(const Key& key) {
     if (size_ == 0) return nullptr;

@@ -1,29 +1,36 @@
 // PriorityMempool: the indexes and the rules. See priority_mempool.h for the contract and
 // mempool/README.md for the design.
 //
-// Layout. Each entry lives in one allocation: for an unordered tx a HeadLink (its hook in
-// `heads`), then a Node (a counted reference to its Sender record), then the Entry (with its
-// reference count; the pool holds one reference while the tx is in it), then the tx bytes.
-// EntryPtr is an intrusive reference-counted handle to the Entry. The sender's address bytes live
-// once, in the Sender record, which is itself reference counted (the pool's sender index holds one
-// reference, every node one), so `tx.sender()` stays valid for as long as the entry is held.
+// Layout. Each entry lives in one allocation: a SingleLink (its hook in `singles`) for an
+// unordered tx and for the tx of a lone sender, then a Node (a counted reference to its Sender
+// record, or null), then the Entry (with its reference count; the pool holds one reference while
+// the tx is in it), then the tx bytes, then for a lone sender's tx its address (and, TTL on, its
+// expiry handle). EntryPtr is an intrusive reference-counted handle to the Entry. A sender with
+// one tx that arrived ready is "lone": it has no Sender record, the `senders` index points at its
+// node, and its base is implied by the tx. A second tx gives it a record (Split), which copies
+// the address and takes the first tx over; the record is reference counted (the pool's sender
+// index holds one reference, every node one), so `tx.sender()` stays valid for as long as the
+// entry is held, whichever holds the address. A sender never goes back to lone.
 // Indexes, all guarded by the pool's mutex:
 //   by_hash    FlatIndex of Node* keyed by the tx hash;
-//   senders    FlatIndex of Sender* keyed by the sender bytes; a Sender (one allocation with its
-//              address inline) holds its txs in one small array, ordered ones by nonce (the
-//              first `ready` of them are contiguous from its base) then unordered ones by
-//              arrival, four inline; its own HeadLink for its first ready ordered tx; and the
-//              frontier handle of its last ordered tx;
-//   heads      intrusive red-black tree of HeadLinks in reap order: each sender's first ready
-//              ordered tx (the link is in the Sender), and every unordered tx (in its node);
+//   senders    FlatIndex keyed by the sender bytes, of Sender* or (low bit set) a lone sender's
+//              Node*; a Sender (one allocation with its address inline) holds its txs in one
+//              small array, ordered ones by nonce (the first `ready` of them are contiguous from
+//              its base) then unordered ones by arrival, four inline; its own HeadLink for its
+//              first ready ordered tx; and the frontier handle of its last ordered tx;
+//   heads      intrusive red-black tree of HeadLinks in reap order: each record's first ready
+//              ordered tx (the link is in the Sender);
+//   singles    intrusive red-black tree of SingleLinks in reap order (in front of their nodes):
+//              every unordered tx and every lone sender's tx, each both a head and a tail, so
+//              one tree serves the reap (from the front) and eviction (from the back);
 //   frontier   8-ary min-heap (indexed_heap.h), in eviction order (the reverse of reap order), of
-//              what may be evicted: each sender's last ordered tx, and every unordered tx. Keys
-//              and 32-bit handles are in parallel arrays laid out so that the eight children of
-//              an item share two adjacent cache lines; positions and owners are dense arrays
-//              indexed by handle, so a sift touches only those arrays, never a node;
-//   expiry     (only when a TTL is configured) 8-ary min-heap of the senders by the arrival of
-//              their oldest tx: the globally oldest tx is the top sender's oldest, so expired
-//              txs come out in arrival order.
+//              each record's last ordered tx. Keys and 32-bit handles are in parallel arrays laid
+//              out so that the eight children of an item share two adjacent cache lines;
+//              positions and owners are dense arrays indexed by handle, so a sift touches only
+//              those arrays, never a node. What may be evicted is the frontier and `singles`;
+//   expiry     (only when a TTL is configured) 8-ary min-heap of the senders (records and lone
+//              nodes) by the arrival of their oldest tx: the globally oldest tx is the top
+//              sender's oldest, so expired txs come out in arrival order.
 #include "mempool/priority_mempool.h"
 
 #include <algorithm>
@@ -57,11 +64,19 @@ struct Sender;
 
 using TreeHook = bi::set_member_hook<bi::optimize_size<true>>;
 
-// A tx's bookkeeping. One allocation holds (unordered txs only) a HeadLink, then the Node, then
-// its Entry, then the tx bytes (Entry::tail). The Entry's reference count includes one for the
-// pool while it holds the node; the last EntryPtr frees the allocation (detail::DestroyEntry).
+// A tx's bookkeeping. One allocation holds, in this order: a SingleLink (unordered txs, and the
+// tx of a lone sender), the Node, its Entry, the tx bytes (Entry::tail), and for the tx of a lone
+// sender its address and (TTL on) its expiry handle. The Entry's reference count includes one for
+// the pool while it holds the node; the last EntryPtr frees the allocation (detail::DestroyEntry).
+//
+// A lone sender is a sender with one tx, made when its first tx arrived ready (an ordered tx at
+// its base, or an unordered tx): it has no Sender record; the `senders` index points at the node
+// itself, which holds the address, and its base is implied (the nonce of its ordered tx, 0 for an
+// unordered one). A second tx (or a base that must be remembered) makes a Sender record for it
+// (Split); a sender never goes back to lone: the record lives until its last tx leaves.
 struct Node {
-  Sender* sender = nullptr;  // a counted reference, for the node's whole life
+  // A counted reference to the sender's record; null while the node is its lone sender's.
+  Sender* sender = nullptr;
 
   Entry& entry() { return *reinterpret_cast<Entry*>(reinterpret_cast<char*>(this) + sizeof(Node)); }
   const Entry& entry() const {
@@ -69,17 +84,26 @@ struct Node {
   }
   const EntryTx& tx() const { return entry().tx; }
   bool ordered() const { return !entry().tx.unordered; }
+  bool lone() const { return sender == nullptr; }
 };
 static_assert(sizeof(Node) % alignof(Entry) == 0);
 
-// A member of `heads`: in the Sender for its first ready ordered tx, in front of the Node for an
-// unordered tx.
+// A member of `heads`, in the Sender record: the hook and the sender's first ready ordered tx.
 struct HeadLink {
   TreeHook hook;
-  Node* node = nullptr;  // the tx it stands for (null: a sender's link, not in `heads`)
+  Node* node = nullptr;  // null: not in `heads`
 };
-static_assert(sizeof(HeadLink) % alignof(Node) == 0);
-HeadLink& UnorderedLink(Node* n) { return *(reinterpret_cast<HeadLink*>(n) - 1); }
+
+// A member of `singles`, in front of the node it stands for: every unordered tx and the ordered tx
+// of every lone sender (each is both its sender's head and its tail).
+struct SingleLink {
+  TreeHook hook;
+};
+static_assert(sizeof(SingleLink) % alignof(Node) == 0);
+SingleLink& LinkOf(Node* n) { return *(reinterpret_cast<SingleLink*>(n) - 1); }
+Node* NodeOfLink(const SingleLink& l) {
+  return reinterpret_cast<Node*>(const_cast<SingleLink*>(&l) + 1);
+}
 
 // A sender's txs: its ordered ones by nonce, then its unordered ones by arrival, in one array
 // with room for four inline (most senders have at most a few txs; no allocation until the
@@ -230,22 +254,66 @@ void UnrefSender(Sender* s) {
 
 namespace detail {
 struct NodeAccess {
-  static Node* Make(TxInfo& tx, Sender* sender) {
-    const std::size_t link = tx.unordered ? sizeof(HeadLink) : 0;
-    const std::size_t size = link + sizeof(Node) + sizeof(Entry) + tx.bytes.size();
+  // Where the tx bytes start in an Entry: right after its last field, refs_ (Entry::tail).
+  static constexpr std::size_t kTailOffset = sizeof(EntryTx) + 3 * sizeof(std::uint64_t) +
+                                             sizeof(std::uint32_t);
+  static_assert(sizeof(void*) != 8 || (sizeof(EntryTx) == 64 && kTailOffset == 92 &&
+                                       sizeof(Entry) == 96),
+                "hash 32, nonce, priority, gas 24, flags, key length and size 8; arrival, "
+                "height, time 24; refs 4; the bytes then start in the 4 bytes of tail padding");
+
+  // `sender`: the record (null for a lone sender's tx: the address is then stored inline, and
+  // with `ttl` room for its expiry handle). An unordered tx and a lone sender's tx get a
+  // SingleLink in front.
+  static Node* Make(const TxInfo& tx, Sender* sender, bool ttl) {
+    const bool lone = sender == nullptr;
+    const std::size_t link = tx.unordered || lone ? sizeof(SingleLink) : 0;
+    const std::size_t tail = tx.bytes.size() + (lone ? tx.sender.size() : 0) +
+                             (lone && ttl ? sizeof(std::uint32_t) : 0);
+    const std::size_t size = link + sizeof(Node) + std::max(sizeof(Entry), kTailOffset + tail);
     char* mem = static_cast<char*>(::operator new(size));
+    if (link != 0) new (mem) SingleLink;
     Node* node = new (mem + link) Node;
-    if (tx.unordered) new (mem) HeadLink{{}, node};
     Entry* e = new (mem + link + sizeof(Node)) Entry;
     assert(static_cast<const void*>(&e->tx) == static_cast<const void*>(e));
+    assert(e->tail() == reinterpret_cast<const char*>(e) + kTailOffset);
     e->tx.hash = tx.hash;
     e->tx.nonce = tx.nonce;
     e->tx.priority = tx.priority;
     e->tx.gas_wanted = tx.gas_wanted;
     e->tx.unordered = tx.unordered;
     e->tx.bytes_len_ = static_cast<std::uint32_t>(tx.bytes.size());
-    e->frontier_handle_ = kNoHandle;
-    std::memcpy(mem + link + sizeof(Node) + sizeof(Entry), tx.bytes.data(), tx.bytes.size());
+    // The fields are set: only now write the tail, which overlaps the struct's padding.
+    char* out = reinterpret_cast<char*>(e) + kTailOffset;
+    std::memcpy(out, tx.bytes.data(), tx.bytes.size());
+    if (lone) {
+      e->tx.inline_key_len_ = static_cast<std::uint16_t>(tx.sender.size());
+      std::memcpy(out + tx.bytes.size(), tx.sender.data(), tx.sender.size());
+    } else {
+      RefSender(sender);
+    }
+    node->sender = sender;
+    return node;
+  }
+  // The copy of a lone sender's tx that a Sender record took over: the same entry without the
+  // link, address and expiry handle. REQUIRES: `n` is ordered and only the pool holds it.
+  static Node* Compact(const Node* n, Sender* sender) {
+    const Entry& from = n->entry();
+    const std::size_t size =
+        sizeof(Node) + std::max(sizeof(Entry), kTailOffset + from.tx.bytes_len_);
+    char* mem = static_cast<char*>(::operator new(size));
+    Node* node = new (mem) Node;
+    Entry* e = new (mem + sizeof(Node)) Entry;
+    e->tx.hash = from.tx.hash;
+    e->tx.nonce = from.tx.nonce;
+    e->tx.priority = from.tx.priority;
+    e->tx.gas_wanted = from.tx.gas_wanted;
+    e->tx.unordered = from.tx.unordered;
+    e->tx.bytes_len_ = from.tx.bytes_len_;
+    e->arrival = from.arrival;
+    e->arrival_height = from.arrival_height;
+    e->arrival_time = from.arrival_time;
+    std::memcpy(reinterpret_cast<char*>(e) + kTailOffset, from.tail(), from.tx.bytes_len_);
     RefSender(sender);
     node->sender = sender;
     return node;
@@ -254,26 +322,39 @@ struct NodeAccess {
     return reinterpret_cast<Node*>(
         const_cast<char*>(reinterpret_cast<const char*>(e)) - sizeof(Node));
   }
+  // A lone sender's address, stored after the tx bytes (empty for other nodes).
+  static std::string_view InlineKey(const Node* n) {
+    const EntryTx& t = n->tx();
+    return {n->entry().tail() + t.bytes_len_, t.inline_key_len_};
+  }
+  // A lone sender's handle in the expiry heap, after its address (TTL on only).
+  static char* ExpirySlot(Node* n) {
+    const EntryTx& t = n->tx();
+    return const_cast<char*>(n->entry().tail()) + t.bytes_len_ + t.inline_key_len_;
+  }
+  static bool Linked(const Entry& e) { return e.tx.unordered || e.tx.inline_key_len_ != 0; }
+  static std::uint32_t Refs(const Node* n) {
+    return n->entry().refs_.load(std::memory_order_acquire);
+  }
   // A new reference to the node's entry / the pool's own reference, handed over.
   static EntryPtr Share(const Node* n) { return EntryPtr(&n->entry(), false); }
   static EntryPtr Adopt(const Node* n) { return EntryPtr(&n->entry(), true); }
   static std::atomic<bool>& InPool(const Node* n) {
     return const_cast<Entry&>(n->entry()).tx.in_pool_;
   }
-  static std::uint32_t& FrontierHandle(Node& n) { return n.entry().frontier_handle_; }
   static void Destroy(const Entry* e) {
     Node* n = NodeOf(e);
     Sender* s = n->sender;
     void* mem = n;
-    if (e->tx.unordered) {
-      HeadLink& link = UnorderedLink(n);
+    if (Linked(*e)) {
+      SingleLink& link = LinkOf(n);
       mem = &link;
-      link.~HeadLink();
+      link.~SingleLink();
     }
     const_cast<Entry*>(e)->~Entry();
     n->~Node();
     ::operator delete(mem);
-    UnrefSender(s);
+    if (s != nullptr) UnrefSender(s);
   }
 };
 
@@ -281,7 +362,8 @@ void DestroyEntry(const Entry* e) { NodeAccess::Destroy(e); }
 }  // namespace detail
 
 std::string_view EntryTx::sender() const {
-  return detail::NodeAccess::NodeOf(reinterpret_cast<const Entry*>(this))->sender->key();
+  const Node* n = detail::NodeAccess::NodeOf(reinterpret_cast<const Entry*>(this));
+  return n->sender != nullptr ? n->sender->key() : detail::NodeAccess::InlineKey(n);
 }
 
 namespace {
@@ -291,8 +373,11 @@ bool InPool(const Node* n, std::memory_order order) {
   return NodeAccess::InPool(n).load(order);
 }
 void SetInPool(const Node* n, bool v) { NodeAccess::InPool(n).store(v, std::memory_order_release); }
-std::uint32_t& FrontierHandle(Node& n) { return NodeAccess::FrontierHandle(n); }
 EntryPtr Share(const Node* n) { return NodeAccess::Share(n); }
+// The address of the node's sender, wherever it is stored.
+std::string_view SenderKey(const Node* n) {
+  return n->sender != nullptr ? n->sender->key() : NodeAccess::InlineKey(n);
+}
 
 // Reap order: priority descending, then arrival ascending (arrival is unique: a total order).
 struct ReapKey {
@@ -303,32 +388,59 @@ ReapKey KeyOf(const Node& n) { return {n.entry().tx.priority, n.entry().arrival}
 bool Before(const ReapKey& a, const ReapKey& b) {
   return a.priority != b.priority ? a.priority > b.priority : a.arrival < b.arrival;
 }
-// Compares HeadLinks (by their node's key) and counts the comparisons.
+const Node* NodeOfLink(const HeadLink& l) { return l.node; }
+// Compares the links of `heads` or of `singles` (by their node's key) and counts the comparisons.
+template <class Link>
 struct ReapOrder {
   std::uint64_t* count;
-  bool operator()(const HeadLink& a, const HeadLink& b) const {
+  bool operator()(const Link& a, const Link& b) const {
     ++*count;
-    return Before(KeyOf(*a.node), KeyOf(*b.node));
+    return Before(KeyOf(*NodeOfLink(a)), KeyOf(*NodeOfLink(b)));
   }
-  bool operator()(const ReapKey& a, const HeadLink& b) const {
+  bool operator()(const ReapKey& a, const Link& b) const {
     ++*count;
-    return Before(a, KeyOf(*b.node));
+    return Before(a, KeyOf(*NodeOfLink(b)));
   }
-  bool operator()(const HeadLink& a, const ReapKey& b) const {
+  bool operator()(const Link& a, const ReapKey& b) const {
     ++*count;
-    return Before(KeyOf(*a.node), b);
+    return Before(KeyOf(*NodeOfLink(a)), b);
   }
 };
 
 using HeadSet = bi::set<HeadLink, bi::member_hook<HeadLink, TreeHook, &HeadLink::hook>,
-                        bi::compare<ReapOrder>, bi::constant_time_size<false>>;
+                        bi::compare<ReapOrder<HeadLink>>, bi::constant_time_size<false>>;
+using SingleSet = bi::set<SingleLink, bi::member_hook<SingleLink, TreeHook, &SingleLink::hook>,
+                          bi::compare<ReapOrder<SingleLink>>, bi::constant_time_size<false>>;
 
 // Eviction order: lowest priority first, newest first among equals (the reverse of reap order).
 struct EvictsFirst {
   bool operator()(const ReapKey& a, const ReapKey& b) const { return Before(b, a); }
 };
+
+// What the `senders` index and the expiry heap hold for a sender: its Sender record, or for a
+// lone sender its node, tagged with the low bit (both are 8-byte aligned).
+struct SenderSlot;
+SenderSlot* SlotOf(Sender* s) { return reinterpret_cast<SenderSlot*>(s); }
+SenderSlot* LoneSlotOf(Node* n) {
+  return reinterpret_cast<SenderSlot*>(reinterpret_cast<std::uintptr_t>(n) | 1);
+}
+// A sender in the pool: its record, or its lone node, or neither (not in the pool).
+struct SenderRef {
+  Sender* rec = nullptr;
+  Node* lone = nullptr;
+  explicit operator bool() const { return rec != nullptr || lone != nullptr; }
+  std::size_t count() const { return rec != nullptr ? rec->count() : lone != nullptr ? 1 : 0; }
+  // Whether `n` is one of this sender's txs.
+  bool Has(const Node* n) const { return rec != nullptr ? n->sender == rec : n == lone; }
+};
+SenderRef RefOf(const SenderSlot* p) {
+  const auto v = reinterpret_cast<std::uintptr_t>(p);
+  if (v & 1) return {nullptr, reinterpret_cast<Node*>(v & ~std::uintptr_t{1})};
+  return {reinterpret_cast<Sender*>(v), nullptr};
+}
+
 using FrontierHeap = IndexedHeap<ReapKey, Node, EvictsFirst>;
-using ExpiryHeap = IndexedHeap<std::uint64_t, Sender, std::less<std::uint64_t>>;
+using ExpiryHeap = IndexedHeap<std::uint64_t, SenderSlot, std::less<std::uint64_t>>;
 
 std::uint64_t Load64(const std::uint8_t* p) {
   std::uint64_t v;
@@ -343,7 +455,10 @@ struct NodeByHash {
 };
 struct SenderByKey {
   using Key = std::string_view;
-  static std::string_view KeyOf(const Sender* s) { return s->key(); }
+  static std::string_view KeyOf(const SenderSlot* p) {
+    const SenderRef r = RefOf(p);
+    return r.rec != nullptr ? r.rec->key() : NodeAccess::InlineKey(r.lone);
+  }
   static std::uint64_t HashOf(std::string_view k) { return std::hash<std::string_view>()(k); }
 };
 // The reasons of the last `capacity` removals: a ring of records indexed by hash.
@@ -453,14 +568,14 @@ const char* Name(RemoveReason reason) {
 
 using Removed = std::vector<std::pair<EntryPtr, RemoveReason>>;
 
-
 struct PriorityMempool::State {
   explicit State(const Config& c)
       : config(c),
         ttl_on(c.ttl_blocks > 0 || c.ttl_nanos > 0),
         by_hash(RandomSeed()),
         senders(RandomSeed()),
-        heads(ReapOrder{&work.tree_compares}),
+        heads(HeadOrder()),
+        singles(SingleOrder()),
         frontier(&work),
         expiry(&work),
         recent(c.recent_removals, RandomSeed()) {
@@ -471,27 +586,35 @@ struct PriorityMempool::State {
 
   ~State() {
     heads.clear();
+    singles.clear();
     frontier.Clear();
     expiry.Clear();
-    senders.ForEach([](Sender* s) {
-      auto release = [s](Node* n) {
-        SetInPool(n, false);
-        EntryPtr ref = NodeAccess::Adopt(n);  // frees the node unless someone still holds it
-      };
-      for (Node* n : s->ordered()) release(n);
-      for (Node* n : s->unordered()) release(n);
-      UnrefSender(s);
+    auto release = [](Node* n) {
+      SetInPool(n, false);
+      EntryPtr ref = NodeAccess::Adopt(n);  // frees the node unless someone still holds it
+    };
+    senders.ForEach([&](SenderSlot* p) {
+      const SenderRef r = RefOf(p);
+      if (r.lone != nullptr) {
+        release(r.lone);
+        return;
+      }
+      for (Node* n : r.rec->ordered()) release(n);
+      for (Node* n : r.rec->unordered()) release(n);
+      UnrefSender(r.rec);
     });
   }
 
-  ReapOrder Order() { return ReapOrder{&work.tree_compares}; }
+  ReapOrder<HeadLink> HeadOrder() { return {&work.tree_compares}; }
+  ReapOrder<SingleLink> SingleOrder() { return {&work.tree_compares}; }
 
   const Config& config;
   const bool ttl_on;  // maintain `expiry` only when a TTL is configured
   WorkCounters work;
   FlatIndex<Node, NodeByHash> by_hash;
-  FlatIndex<Sender, SenderByKey> senders;
+  FlatIndex<SenderSlot, SenderByKey> senders;
   HeadSet heads;
+  SingleSet singles;
   FrontierHeap frontier;
   ExpiryHeap expiry;
   RecentRemovals recent;
@@ -506,17 +629,68 @@ struct PriorityMempool::State {
 
   // --- senders ---
 
-  Sender* GetOrCreateSender(std::string_view key) {
-    if (Sender* s = senders.Find(key)) return s;
+  SenderRef FindSender(std::string_view key) const {
+    const SenderSlot* p = senders.Find(key);
+    return p != nullptr ? RefOf(p) : SenderRef{};
+  }
+
+  // A lone sender's handle in `expiry` (TTL on only).
+  static std::uint32_t LoneExpiry(Node* n) {
+    std::uint32_t h;
+    std::memcpy(&h, NodeAccess::ExpirySlot(n), sizeof h);
+    return h;
+  }
+  static void SetLoneExpiry(Node* n, std::uint32_t h) {
+    std::memcpy(NodeAccess::ExpirySlot(n), &h, sizeof h);
+  }
+
+  Sender* MakeRecord(std::string_view key) {
     Sender* s = MakeSender(key);
-    senders.Insert(s);
+    senders.Insert(SlotOf(s));
+    return s;
+  }
+
+  // Gives the lone sender of `l` a record, which takes over its places in `senders` and `expiry`,
+  // and its tx: an unordered one stays in `singles`; an ordered one becomes the record's first,
+  // in `heads` and `frontier`, as a compact copy (no link, no address) when only the pool holds
+  // it. O(log n).
+  Sender* Split(Node* l) {
+    const std::string_view key = NodeAccess::InlineKey(l);
+    Sender* s = MakeSender(key);
+    s->base = l->ordered() ? l->tx().nonce : 0;
+    senders.Replace(SlotOf(s));
+    if (ttl_on) {
+      s->expiry = LoneExpiry(l);
+      expiry.Replace(s->expiry, SlotOf(s), expiry.KeyOf(s->expiry));
+    }
+    if (!l->ordered()) {
+      RefSender(s);
+      l->sender = s;
+      s->txs.PushUnordered(l);
+      return s;
+    }
+    singles.erase(singles.iterator_to(LinkOf(l)));
+    Node* n = l;
+    if (NodeAccess::Refs(l) == 1) {  // no EntryPtr but the pool's: nobody can see the move
+      n = NodeAccess::Compact(l, s);
+      by_hash.Replace(n);
+      SetInPool(n, true);
+      SetInPool(l, false);
+      EntryPtr old = NodeAccess::Adopt(l);  // frees it
+    } else {
+      RefSender(s);
+      l->sender = s;
+    }
+    s->txs.InsertOrdered(0, n);
+    s->ready = 1;
+    Relink(*s);
     return s;
   }
 
   // Takes an empty sender out of the index and drops the index's reference (its record lives on
-  // while entries that name it are held).
+  // while entries that name it are held). Null (a lone sender's record) does nothing.
   void DropIfEmpty(Sender* s) {
-    if (s->count() != 0) return;
+    if (s == nullptr || s->count() != 0) return;
     senders.Erase(s->key());
     UnrefSender(s);
   }
@@ -567,27 +741,30 @@ struct PriorityMempool::State {
 
   // --- removal ---
 
-  // Takes `n` out of every index; its EntryPtr goes to `out`. Leaves an empty sender in place
-  // (the caller calls DropIfEmpty when it no longer needs it).
+  // Takes `n` out of every index; its EntryPtr goes to `out`. A lone sender leaves with its tx;
+  // an empty record stays in place (the caller calls DropIfEmpty when it no longer needs it).
   void RemoveNode(Node* n, RemoveReason reason, Removed& out) {
-    Sender& s = *n->sender;
-    if (n->ordered()) {
-      parked -= s.parked();
-      const std::size_t pos = s.LowerBound(n->tx().nonce);
-      s.txs.EraseOrdered(pos);
-      if (pos < s.ready) s.ready = static_cast<std::uint32_t>(pos);  // the later ones are parked
-      parked += s.parked();
-      Relink(s);
+    Sender* s = n->sender;
+    if (s == nullptr) {
+      singles.erase(singles.iterator_to(LinkOf(n)));
+      if (ttl_on) expiry.Erase(LoneExpiry(n));
+      senders.Erase(NodeAccess::InlineKey(n));
+    } else if (n->ordered()) {
+      parked -= s->parked();
+      const std::size_t pos = s->LowerBound(n->tx().nonce);
+      s->txs.EraseOrdered(pos);
+      if (pos < s->ready) s->ready = static_cast<std::uint32_t>(pos);  // the later ones park
+      parked += s->parked();
+      Relink(*s);
     } else {
-      s.txs.EraseUnordered(n);
-      heads.erase(heads.iterator_to(UnorderedLink(n)));
-      frontier.Erase(std::exchange(FrontierHandle(*n), kNoHandle));
+      s->txs.EraseUnordered(n);
+      singles.erase(singles.iterator_to(LinkOf(n)));
     }
-    if (ttl_on && expiry.KeyOf(s.expiry) == n->entry().arrival) {  // it was the sender's oldest
-      if (s.count() == 0) {
-        expiry.Erase(std::exchange(s.expiry, kNoHandle));
+    if (s != nullptr && ttl_on && expiry.KeyOf(s->expiry) == n->entry().arrival) {
+      if (s->count() == 0) {  // it was the sender's oldest
+        expiry.Erase(std::exchange(s->expiry, kNoHandle));
       } else {
-        expiry.Replace(s.expiry, &s, OldestArrival(s));
+        expiry.Replace(s->expiry, SlotOf(s), OldestArrival(*s));
       }
     }
     by_hash.Erase(n->tx().hash);
@@ -615,6 +792,21 @@ struct PriorityMempool::State {
     Relink(s);
   }
 
+  // The same for a lone sender, whose base is implied: its ordered tx's nonce, or 0 beside an
+  // unordered tx. A higher base removes the ordered tx (the sender leaves), or gives the
+  // unordered tx's sender a record to remember the base in. Returns the sender afterwards.
+  SenderRef AdvanceLoneBase(Node* l, std::uint64_t base, Removed& out) {
+    if (l->ordered()) {
+      if (base <= l->tx().nonce) return {nullptr, l};
+      RemoveNode(l, RemoveReason::kStaleNonce, out);
+      return {};
+    }
+    if (base == 0) return {nullptr, l};
+    Sender* s = Split(l);
+    AdvanceBase(*s, base, out);
+    return {s, nullptr};
+  }
+
   void PurgeExpired(std::int64_t height, std::int64_t now, Removed& out) {
     const std::int64_t ttl_blocks = config.ttl_blocks;
     const std::int64_t ttl_nanos = config.ttl_nanos;
@@ -622,13 +814,15 @@ struct PriorityMempool::State {
     // Arrival order is also height and time order (Insert clamps both), so the expired entries
     // are the oldest ones; the top of `expiry` is the sender of the oldest tx.
     while (!expiry.empty()) {
-      Sender* s = expiry.OwnerAt(0);
-      const std::uint64_t oldest = expiry.KeyAt(0);
-      Node* n = nullptr;
-      for (Node* o : s->ordered()) {
-        if (o->entry().arrival == oldest) n = o;
+      const SenderRef s = RefOf(expiry.OwnerAt(0));
+      Node* n = s.lone;
+      if (s.rec != nullptr) {
+        const std::uint64_t oldest = expiry.KeyAt(0);
+        for (Node* o : s.rec->ordered()) {
+          if (o->entry().arrival == oldest) n = o;
+        }
+        if (n == nullptr) n = s.rec->unordered().front();
       }
-      if (n == nullptr) n = s->unordered().front();
       RemoveReason reason;
       if (ttl_blocks > 0 && Exceeds(height, n->entry().arrival_height, ttl_blocks)) {
         reason = RemoveReason::kExpiredBlocks;
@@ -638,7 +832,7 @@ struct PriorityMempool::State {
         break;
       }
       RemoveNode(n, reason, out);
-      DropIfEmpty(s);
+      DropIfEmpty(s.rec);
     }
   }
   // --- eviction planning ---
@@ -651,13 +845,14 @@ struct PriorityMempool::State {
 
   // Which entries an insert of (`sender`, `ordered`, `nonce`, `priority`) must evict to free
   // `free_count` txs and `free_bytes` bytes. Enumerates the frontier heap in order (a local heap
-  // of its positions: the root, then the children of each one taken) merged with a local heap
-  // of the predecessors that become sender tails as their successors go, so it sees
-  // exactly the order in which evictions would happen, without changing anything. Skips
-  // `replaced` and the new tx's own predecessors. It continues past the first entry that is not
-  // cheaper than the new tx only to tell the least priority that would have been enough.
-  // O(k log k + log n) for k entries walked: about the number of evictions needed.
-  EvictionPlan PlanEviction(const Sender* sender, bool ordered, std::uint64_t nonce,
+  // of its positions: the root, then the children of each one taken) merged with `singles` from
+  // its end and with a local heap of the predecessors that become sender tails as their
+  // successors go, so it sees exactly the order in which evictions would happen, without
+  // changing anything. Skips `replaced` and the new tx's own predecessors. It continues past the
+  // first entry that is not cheaper than the new tx only to tell the least priority that would
+  // have been enough. O(k log k + log n) for k entries walked: about the number of evictions
+  // needed.
+  EvictionPlan PlanEviction(SenderRef sender, bool ordered, std::uint64_t nonce,
                             std::int64_t priority, const Node* replaced, std::size_t free_count,
                             std::size_t free_bytes) {
     EvictionPlan plan;
@@ -671,13 +866,14 @@ struct PriorityMempool::State {
     struct Cand {
       ReapKey key;
       Node* node;
-      std::size_t index;  // in its sender's `ordered` (ordered nodes only)
+      std::size_t index;  // in its sender's `ordered` (nodes with a record only)
     };
     auto cand_later = [this](const Cand& a, const Cand& b) {
       ++work.heap_compares;
       return EvictsFirst()(b.key, a.key);
     };
     std::vector<Cand> preds;  // predecessors that became tails
+    auto single = singles.rbegin();  // `singles` in eviction order
     // What the last victim adds to the candidates is added only when another one is needed
     // (most inserts evict one tx): the children of its heap position, its predecessor.
     std::size_t expand = kNotReady;
@@ -702,33 +898,52 @@ struct PriorityMempool::State {
         std::push_heap(preds.begin(), preds.end(), cand_later);
         pred_of = nullptr;
       }
+      // The first to go of the three sources' fronts.
+      enum class From { kNone, kHeap, kPred, kSingle } from = From::kNone;
+      ReapKey first{};
+      if (!positions.empty()) {
+        from = From::kHeap;
+        first = frontier.KeyAt(positions.front());
+      }
+      if (!preds.empty() && (from == From::kNone || EvictsFirst()(preds.front().key, first))) {
+        from = From::kPred;
+        first = preds.front().key;
+      }
+      if (single != singles.rend()) {
+        const ReapKey k = KeyOf(*NodeOfLink(*single));
+        if (from == From::kNone || EvictsFirst()(k, first)) {
+          from = From::kSingle;
+          first = k;
+        }
+      }
       Cand c;
-      if (!positions.empty() &&
-          (preds.empty() ||
-           EvictsFirst()(frontier.KeyAt(positions.front()), preds.front().key))) {
+      if (from == From::kHeap) {
         std::pop_heap(positions.begin(), positions.end(), pos_later);
         const std::size_t pos = positions.back();
         positions.pop_back();
         expand = pos;
         Node* n = frontier.OwnerAt(pos);
-        c = {frontier.KeyAt(pos), n, n->ordered() ? n->sender->ordered().size() - 1 : 0};
-      } else if (!preds.empty()) {
+        c = {first, n, n->sender->ordered().size() - 1};
+      } else if (from == From::kPred) {
         std::pop_heap(preds.begin(), preds.end(), cand_later);
         c = preds.back();
         preds.pop_back();
+      } else if (from == From::kSingle) {
+        c = {first, NodeOfLink(*single), 0};
+        ++single;
       } else {
         break;  // nothing else may be evicted
       }
       Node* n = c.node;
       ++work.plan_steps;
       if (n == replaced) continue;  // goes anyway; its predecessors are the new tx's
-      if (ordered && n->ordered() && n->sender == sender && n->tx().nonce < nonce) continue;
+      if (ordered && n->ordered() && sender.Has(n) && n->tx().nonce < nonce) continue;
       if (n->tx().priority >= priority) blocked = true;
       max_victim = std::max(max_victim, n->tx().priority);
       plan.victims.push_back(n);
       ++freed_count;
       freed_bytes += n->tx().bytes().size();
-      if (n->ordered() && c.index > 0) {
+      if (c.index > 0) {
         pred_of = n;
         pred_index = c.index - 1;
         // It becomes the sender's tail when `n` goes: its key is read then.
@@ -746,8 +961,11 @@ struct PriorityMempool::State {
 
   // --- reaping ---
 
-  struct ReapSender {  // one reap's view of a sender's ordered txs
-    Sender* sender = nullptr;  // a counted reference: its address is not reused during the reap
+  // One reap's view of a sender's ordered txs, by address: a sender that got a record, or that
+  // left the pool and came back, during the reap is still the same sender.
+  struct ReapSender {
+    Sender* sender = nullptr;  // a counted reference when the sender had a record when first met
+    EntryPtr lone;             // else its lone tx; either holds the address `by_sender` views
     std::uint64_t last_nonce = 0;  // the last nonce put in a chunk
     bool any = false;
     bool dead = false;  // skipped, or a candidate vanished: offer nothing more of this sender
@@ -760,26 +978,33 @@ struct PriorityMempool::State {
   };
   struct ReapCursor {
     bool started = false;
-    ReapKey last{};               // position in `heads`
+    ReapKey last{};               // position in `heads` and `singles`
     std::vector<Candidate> heap;  // successors unlocked by (speculatively) taken txs
     std::deque<ReapSender> states;  // stable addresses
-    std::unordered_map<const Sender*, ReapSender*> by_sender;  // looked up once per run
+    std::unordered_map<std::string_view, ReapSender*> by_sender;  // looked up once per run
 
     ReapCursor() = default;
     ReapCursor(const ReapCursor&) = delete;
     ReapCursor& operator=(const ReapCursor&) = delete;
     ~ReapCursor() {
-      for (ReapSender& rs : states) UnrefSender(rs.sender);
-    }
-    // Under the pool's mutex.
-    ReapSender* StateOf(Sender* sender) {
-      ReapSender*& rs = by_sender[sender];
-      if (rs == nullptr) {
-        rs = &states.emplace_back();
-        RefSender(sender);
-        rs->sender = sender;
+      for (ReapSender& rs : states) {
+        if (rs.sender != nullptr) UnrefSender(rs.sender);
       }
-      return rs;
+    }
+    // Under the pool's mutex. REQUIRES: `n` is ordered.
+    ReapSender* StateOf(Node* n) {
+      auto [it, fresh] = by_sender.try_emplace(SenderKey(n), nullptr);
+      if (fresh) {
+        ReapSender& rs = states.emplace_back();
+        if (n->sender != nullptr) {
+          RefSender(n->sender);
+          rs.sender = n->sender;
+        } else {
+          rs.lone = Share(n);
+        }
+        it->second = &rs;
+      }
+      return it->second;
     }
   };
   static bool CandidateLater(const Candidate& a, const Candidate& b) {
@@ -789,7 +1014,8 @@ struct PriorityMempool::State {
   // Appends up to `n` candidates in reap order, assuming every one of them will be taken (a
   // kSkip only removes the sender's later txs, which does not change the order of the others).
   void FillChunk(ReapCursor& cur, std::size_t n, std::vector<Candidate>& out) {
-    auto it = cur.started ? heads.upper_bound(cur.last, Order()) : heads.begin();
+    auto it = cur.started ? heads.upper_bound(cur.last, HeadOrder()) : heads.begin();
+    auto jt = cur.started ? singles.upper_bound(cur.last, SingleOrder()) : singles.begin();
     while (out.size() < n) {
       // Successors in the heap that vanished or were parked meanwhile end their sender's run.
       while (!cur.heap.empty()) {
@@ -802,14 +1028,23 @@ struct PriorityMempool::State {
         std::pop_heap(cur.heap.begin(), cur.heap.end(), CandidateLater);
         cur.heap.pop_back();
       }
+      // The earlier of the two trees' next nodes.
+      Node* node = nullptr;
+      if (it != heads.end()) node = it->node;
+      if (jt != singles.end() &&
+          (node == nullptr || Before(KeyOf(*NodeOfLink(*jt)), KeyOf(*node)))) {
+        node = NodeOfLink(*jt);
+      }
       Candidate c;
-      if (it != heads.end() &&
-          (cur.heap.empty() || Before(KeyOf(*it->node), cur.heap.front().key))) {
-        Node* node = it->node;
-        ++it;
+      if (node != nullptr && (cur.heap.empty() || Before(KeyOf(*node), cur.heap.front().key))) {
+        if (it != heads.end() && it->node == node) {
+          ++it;
+        } else {
+          ++jt;
+        }
         cur.last = KeyOf(*node);
         cur.started = true;
-        c = {cur.last, Share(node), node, node->ordered() ? cur.StateOf(node->sender) : nullptr};
+        c = {cur.last, Share(node), node, node->ordered() ? cur.StateOf(node) : nullptr};
       } else if (!cur.heap.empty()) {
         std::pop_heap(cur.heap.begin(), cur.heap.end(), CandidateLater);
         c = std::move(cur.heap.back());
@@ -818,16 +1053,17 @@ struct PriorityMempool::State {
         return;
       }
       if (ReapSender* rs = c.rs) {
-        // After concurrent changes the walk of `heads` can meet a sender again.
+        // After concurrent changes the walk can meet a sender again.
         if (rs->dead || (rs->any && c.node->tx().nonce <= rs->last_nonce)) continue;
         rs->any = true;
         rs->last_nonce = c.node->tx().nonce;
-        const Sender& s = *c.node->sender;
-        const std::size_t i = s.ReadyIndex(*c.node);
-        if (i != kNotReady && i + 1 < s.ready) {
-          Node* next = s.ordered()[i + 1];
-          cur.heap.push_back({KeyOf(*next), Share(next), next, rs});
-          std::push_heap(cur.heap.begin(), cur.heap.end(), CandidateLater);
+        if (const Sender* s = c.node->sender) {  // a lone sender's tx has no successor
+          const std::size_t i = s->ReadyIndex(*c.node);
+          if (i != kNotReady && i + 1 < s->ready) {
+            Node* next = s->ordered()[i + 1];
+            cur.heap.push_back({KeyOf(*next), Share(next), next, rs});
+            std::push_heap(cur.heap.begin(), cur.heap.end(), CandidateLater);
+          }
         }
       }
       out.push_back(std::move(c));
@@ -864,38 +1100,56 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
     return reject(RejectReason::kTooLarge, "tx or sender address too large for the mempool");
   }
   // The lookups below are cache misses in a large pool: start them together. In a full pool the
-  // frontier's first entry is the likely victim: start loading its node too.
+  // first of the frontier heap or the last of `singles` is the likely victim: start loading
+  // their nodes too.
   st.by_hash.Prefetch(tx.hash);
   st.senders.Prefetch(tx.sender);
-  const Node* likely_victim =
-      st.size >= config_.max_txs && !st.frontier.empty() ? st.frontier.OwnerAt(0) : nullptr;
-  if (likely_victim != nullptr) __builtin_prefetch(likely_victim);
+  const bool full = st.size >= config_.max_txs;
+  const Node* heap_victim = full && !st.frontier.empty() ? st.frontier.OwnerAt(0) : nullptr;
+  const Node* single_victim =
+      full && !st.singles.empty() ? NodeOfLink(*st.singles.rbegin()) : nullptr;
+  if (heap_victim != nullptr) __builtin_prefetch(heap_victim);
+  if (single_victim != nullptr) __builtin_prefetch(single_victim);
   const bool ordered = !tx.unordered;
-  Sender* sender = st.senders.Find(tx.sender);
+  SenderRef sender = st.FindSender(tx.sender);
   // The victim's node has had the sender lookup's time to arrive: start loading what its
   // removal reads next (its sender record and its hash-index slot), and the frontier item the
   // new tx's sender will re-key.
+  const Node* likely_victim = heap_victim;
+  if (single_victim != nullptr &&
+      (heap_victim == nullptr || EvictsFirst()(KeyOf(*single_victim), st.frontier.KeyAt(0)))) {
+    likely_victim = single_victim;
+  }
   if (likely_victim != nullptr) {
-    __builtin_prefetch(likely_victim->sender);
+    if (likely_victim->sender != nullptr) __builtin_prefetch(likely_victim->sender);
     st.by_hash.Prefetch(likely_victim->tx().hash);
   }
-  if (sender != nullptr && sender->tail_handle != kNoHandle) {
-    st.frontier.PrefetchHandle(sender->tail_handle);
+  if (sender.rec != nullptr && sender.rec->tail_handle != kNoHandle) {
+    st.frontier.PrefetchHandle(sender.rec->tail_handle);
   }
+  // A lone sender is likely split: its compact copy takes the tx's hash slot.
+  if (sender.lone != nullptr) st.by_hash.Prefetch(sender.lone->tx().hash);
   std::vector<Node*> parked_before;  // for InsertResult::promoted
   std::uint64_t base = ordered ? base_nonce : 0;
-  if (sender != nullptr && ordered) {
-    parked_before.assign(sender->ordered().begin() + sender->ready, sender->ordered().end());
-    if (base_nonce > sender->base) {
-      st.AdvanceBase(*sender, base_nonce, removed);
-      for (auto& [e, reason] : removed) r.stale.push_back(e);
-      if (sender->count() == 0) {
-        st.DropIfEmpty(sender);
-        sender = nullptr;
+  if (ordered && sender.lone != nullptr) {
+    sender = st.AdvanceLoneBase(sender.lone, base_nonce, removed);
+    if (sender.lone != nullptr && sender.lone->ordered()) {
+      base = std::max(base, sender.lone->tx().nonce);  // its implied base
+    }
+  }
+  if (ordered && sender.rec != nullptr) {
+    Sender* s = sender.rec;
+    parked_before.assign(s->ordered().begin() + s->ready, s->ordered().end());
+    if (base_nonce > s->base) {
+      st.AdvanceBase(*s, base_nonce, removed);
+      if (s->count() == 0) {
+        st.DropIfEmpty(s);
+        sender = {};
       }
     }
-    if (sender != nullptr) base = std::max(base, sender->base);
+    if (sender.rec != nullptr) base = std::max(base, sender.rec->base);
   }
+  for (auto& [e, reason] : removed) r.stale.push_back(e);
   auto collect_promoted = [&](Sender* s) {
     if (s == nullptr) return;
     for (Node* n : parked_before) {
@@ -907,22 +1161,28 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   };
 
   if (st.by_hash.Find(tx.hash) != nullptr) {
-    collect_promoted(sender);
+    collect_promoted(sender.rec);
     return reject(RejectReason::kDuplicate, "tx already in mempool");
   }
   if (ordered && tx.nonce < base) {
-    collect_promoted(sender);
+    collect_promoted(sender.rec);
     return reject(RejectReason::kNonceTooLow,
                   "sequence " + std::to_string(tx.nonce) + " is below the account's sequence " +
                       std::to_string(base));
   }
-  Node* replaced = ordered && sender != nullptr ? sender->FindNonce(tx.nonce) : nullptr;
+  Node* replaced = nullptr;
+  if (ordered && sender.rec != nullptr) {
+    replaced = sender.rec->FindNonce(tx.nonce);
+  } else if (ordered && sender.lone != nullptr && sender.lone->ordered() &&
+             sender.lone->tx().nonce == tx.nonce) {
+    replaced = sender.lone;
+  }
   if (replaced != nullptr) {
     const std::int64_t old = replaced->tx().priority;
     const std::optional<std::int64_t> needed =
         BumpThreshold(old, config_.replace_bump_percent);
     if (!needed || tx.priority < *needed) {
-      collect_promoted(sender);
+      collect_promoted(sender.rec);
       r.needed_priority = needed.value_or(kNoPriority);
       return reject(RejectReason::kReplacementUnderpriced,
                     needed ? "replacement of sequence " + std::to_string(tx.nonce) +
@@ -932,9 +1192,8 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
                            : "the tx with sequence " + std::to_string(tx.nonce) +
                                  " has the highest priority possible and cannot be replaced");
     }
-  } else if (const std::size_t count = sender != nullptr ? sender->count() : 0;
-             count >= config_.max_txs_per_sender) {
-    collect_promoted(sender);
+  } else if (const std::size_t count = sender.count(); count >= config_.max_txs_per_sender) {
+    collect_promoted(sender.rec);
     return reject(RejectReason::kSenderCap,
                   "sender has " + std::to_string(count) +
                       " txs in the mempool, the limit is " +
@@ -956,7 +1215,7 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
                            bytes_after > config_.max_bytes ? bytes_after - config_.max_bytes : 0);
   }
   if (!plan.fits) {
-    collect_promoted(sender);
+    collect_promoted(sender.rec);
     r.needed_priority = plan.needed;
     std::string message = "mempool is full: " + std::to_string(st.size) + " txs, " +
                           std::to_string(st.bytes) + " bytes; ";
@@ -976,7 +1235,7 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   for (Node* victim : plan.victims) {
     Sender* vs = victim->sender;
     st.RemoveNode(victim, RemoveReason::kEvicted, removed);
-    st.DropIfEmpty(vs);  // never the new tx's sender while it has a predecessor or `replaced`
+    st.DropIfEmpty(vs);  // may be the new tx's sender when it had only unordered txs
   }
   for (std::size_t i = stale_count; i < removed.size(); ++i) {
     if (removed[i].second == RemoveReason::kReplaced) {
@@ -985,10 +1244,19 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
       r.evicted.push_back(removed[i].first);
     }
   }
-  sender = st.GetOrCreateSender(tx.sender);
-  if (ordered) sender->base = std::max(sender->base, base);
+  // The sender as it is now (a replaced lone tx or the last victim took it out): a record, or a
+  // new lone sender when this tx is its first and ready (and it has an address to store).
+  sender = st.FindSender(tx.sender);
+  Sender* rec = sender.rec;
+  if (sender.lone != nullptr) {
+    rec = st.Split(sender.lone);
+  } else if (rec == nullptr && ((ordered && tx.nonce != base) || tx.sender.empty())) {
+    rec = st.MakeRecord(tx.sender);
+  }
+  if (rec != nullptr && ordered) rec->base = std::max(rec->base, base);
 
-  Node* node = NodeAccess::Make(tx, sender);  // the pool's reference: handed over when it leaves
+  // The pool's reference: handed over when it leaves.
+  Node* node = NodeAccess::Make(tx, rec, st.ttl_on);
   node->entry().arrival = st.next_arrival++;
   st.last_height = std::max(st.last_height, height);
   st.last_time = std::max(st.last_time, now_nanos);
@@ -996,28 +1264,35 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   node->entry().arrival_time = st.last_time;
   SetInPool(node, true);
   st.by_hash.Insert(node);
-  // The newest tx: it is the sender's oldest only when the sender had none.
-  if (st.ttl_on && sender->expiry == kNoHandle) {
-    sender->expiry = st.expiry.Push(sender, node->entry().arrival);
-  }
   ++st.size;
   st.bytes += tx_bytes;
   st.recent.Forget(node->tx().hash);
-  if (ordered) {
-    Sender& s = *sender;
-    st.parked -= s.parked();
-    const std::size_t pos = s.LowerBound(node->tx().nonce);
-    s.txs.InsertOrdered(pos, node);
-    if (pos == s.ready) st.ExtendReady(s);
-    st.parked += s.parked();
-    st.Relink(s);
-    r.parked = s.ReadyIndex(*node) == kNotReady;
+  if (rec == nullptr) {
+    st.senders.Insert(LoneSlotOf(node));
+    st.singles.insert(LinkOf(node));
+    if (st.ttl_on) {
+      State::SetLoneExpiry(node, st.expiry.Push(LoneSlotOf(node), node->entry().arrival));
+    }
   } else {
-    sender->txs.PushUnordered(node);
-    st.heads.insert(UnorderedLink(node));
-    FrontierHandle(*node) = st.frontier.Push(node, KeyOf(*node));
+    // The newest tx: it is the sender's oldest only when the sender had none.
+    if (st.ttl_on && rec->expiry == kNoHandle) {
+      rec->expiry = st.expiry.Push(SlotOf(rec), node->entry().arrival);
+    }
+    if (ordered) {
+      Sender& s = *rec;
+      st.parked -= s.parked();
+      const std::size_t pos = s.LowerBound(node->tx().nonce);
+      s.txs.InsertOrdered(pos, node);
+      if (pos == s.ready) st.ExtendReady(s);
+      st.parked += s.parked();
+      st.Relink(s);
+      r.parked = s.ReadyIndex(*node) == kNotReady;
+    } else {
+      rec->txs.PushUnordered(node);
+      st.singles.insert(LinkOf(node));
+    }
   }
-  collect_promoted(sender);
+  collect_promoted(rec);
   r.ok = true;
   return r;
 }
@@ -1030,15 +1305,22 @@ EntryPtr PriorityMempool::Find(const Hash& hash) const {
 
 EntryPtr PriorityMempool::FindOrdered(std::string_view sender, std::uint64_t nonce) const {
   std::lock_guard<std::mutex> lock(mu_);
-  const Sender* s = state_->senders.Find(sender);
-  const Node* n = s ? s->FindNonce(nonce) : nullptr;
+  const SenderRef s = state_->FindSender(sender);
+  const Node* n = nullptr;
+  if (s.rec != nullptr) {
+    n = s.rec->FindNonce(nonce);
+  } else if (s.lone != nullptr && s.lone->ordered() && s.lone->tx().nonce == nonce) {
+    n = s.lone;
+  }
   return n ? Share(n) : nullptr;
 }
 
 bool PriorityMempool::IsParked(const Hash& hash) const {
   std::lock_guard<std::mutex> lock(mu_);
   const Node* n = state_->by_hash.Find(hash);
-  return n != nullptr && n->ordered() && n->sender->ReadyIndex(*n) == kNotReady;
+  // A lone sender's tx is always ready.
+  return n != nullptr && n->ordered() && n->sender != nullptr &&
+         n->sender->ReadyIndex(*n) == kNotReady;
 }
 
 bool PriorityMempool::Remove(const Hash& hash, RemoveReason reason) {
@@ -1066,9 +1348,12 @@ std::vector<std::pair<EntryPtr, RemoveReason>> PriorityMempool::Update(
     }
   }
   for (const auto& [key, base] : base_nonces) {
-    if (Sender* s = st.senders.Find(key)) {
-      st.AdvanceBase(*s, base, out);
-      st.DropIfEmpty(s);
+    const SenderRef s = st.FindSender(key);
+    if (s.lone != nullptr) {
+      st.AdvanceLoneBase(s.lone, base, out);
+    } else if (s.rec != nullptr) {
+      st.AdvanceBase(*s.rec, base, out);
+      st.DropIfEmpty(s.rec);
     }
   }
   st.PurgeExpired(height, now_nanos, out);
@@ -1136,13 +1421,22 @@ std::vector<EntryPtr> PriorityMempool::RecheckOrder() const {
   State& st = *state_;
   out.reserve(st.size);
   // Senders by the arrival of their oldest tx (unique, so the order is deterministic).
-  std::vector<std::pair<std::uint64_t, const Sender*>> order;
+  std::vector<std::pair<std::uint64_t, const SenderSlot*>> order;
   order.reserve(st.senders.size());
-  st.senders.ForEach([&](const Sender* s) { order.emplace_back(State::OldestArrival(*s), s); });
+  st.senders.ForEach([&](const SenderSlot* p) {
+    const SenderRef s = RefOf(p);
+    order.emplace_back(s.lone != nullptr ? s.lone->entry().arrival : State::OldestArrival(*s.rec),
+                       p);
+  });
   std::sort(order.begin(), order.end());
-  for (const auto& [oldest, s] : order) {
-    for (const Node* o : s->ordered()) out.push_back(Share(o));
-    for (const Node* u : s->unordered()) out.push_back(Share(u));
+  for (const auto& [oldest, p] : order) {
+    const SenderRef s = RefOf(p);
+    if (s.lone != nullptr) {
+      out.push_back(Share(s.lone));
+      continue;
+    }
+    for (const Node* o : s.rec->ordered()) out.push_back(Share(o));
+    for (const Node* u : s.rec->unordered()) out.push_back(Share(u));
   }
   return out;
 }

@@ -78,6 +78,9 @@ struct EntryTx {
  private:
   friend struct detail::NodeAccess;
   std::atomic<bool> in_pool_{false};  // the pool's: written under its mutex, read by Reap
+  // The pool's: when non-zero, the sender's address (this many bytes) follows the tx bytes in the
+  // entry's allocation (the first tx of a sender that had none, see priority_mempool.cc).
+  std::uint16_t inline_key_len_ = 0;
   std::uint32_t bytes_len_ = 0;
 };
 
@@ -102,10 +105,11 @@ class Entry {
   friend struct detail::NodeAccess;
   Entry() = default;
   ~Entry() = default;
-  const char* tail() const { return reinterpret_cast<const char*>(this + 1); }
+  // The tx bytes start right after the last field, in what would be the struct's tail padding
+  // (nothing writes that padding once the entry is made: the pool sets fields one by one).
+  const char* tail() const { return reinterpret_cast<const char*>(&refs_ + 1); }
 
-  mutable std::atomic<std::uint32_t> refs_{1};
-  std::uint32_t frontier_handle_ = 0;  // the pool's
+  mutable std::atomic<std::uint32_t> refs_{1};  // the last field (see tail())
 };
 
 // `tx` is Entry's first member (checked where entries are made), so `this` is the entry's address.

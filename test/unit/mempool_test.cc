@@ -621,6 +621,181 @@ TEST_CASE("mempool: unordered txs are independent entries", "[mempool]") {
   CHECK(ReapAll(pool) == std::vector<std::string>{"a/0", "a/u5", "b/u1"});
 }
 
+// A sender with one tx has no record: the tx's own allocation holds the address (the "lone"
+// layout, priority_mempool.cc). A second tx gives it a record, which takes the first tx over (as
+// a compact copy when nobody else holds it); the record stays until the sender's last tx goes.
+// Each step must leave the sender, its txs, their order and their entries as before.
+TEST_CASE("mempool: a sender going 1 -> 2 -> 1 -> 0 txs keeps its txs, order and entries",
+          "[mempool]") {
+  for (const bool hold : {false, true}) {
+    INFO("first entry held across the second insert: " << hold);
+    PriorityMempool pool(Config{});
+    TxInfo first = Tx("alice", 4, 50, 77);
+    const Hash h0 = first.hash;
+    const std::string bytes0 = first.bytes;
+    Add(pool, std::move(first), 4);  // at its base: ready, the sender is lone
+    Add(pool, Tx("bob", 0, 60));
+    EntryPtr held = hold ? pool.Find(h0) : nullptr;
+    const Entry* before = pool.Find(h0).get();
+    CHECK(pool.stats().senders == 2);
+    CHECK(pool.FindOrdered("alice", 4)->tx.hash == h0);
+    CHECK(pool.FindOrdered("alice", 5) == nullptr);
+    CHECK(ReapAll(pool) == std::vector<std::string>{"bob/0", "alice/4"});
+
+    // 1 -> 2: the second tx follows the first; both ready, in nonce order.
+    TxInfo second = Tx("alice", 5, 90);
+    const Hash h1 = second.hash;
+    const InsertResult r = pool.Insert(std::move(second), 4, 1, 1000);
+    REQUIRE(r.ok);
+    CHECK_FALSE(r.parked);
+    CHECK(pool.stats().senders == 2);
+    CHECK(pool.stats().parked == 0);
+    const EntryPtr e0 = pool.Find(h0);
+    REQUIRE(e0 != nullptr);
+    if (hold) CHECK(e0.get() == before);  // a held entry is never moved
+    (void)before;
+    CHECK(e0->tx.sender() == "alice");
+    CHECK(e0->tx.bytes() == bytes0);
+    CHECK(e0->tx.nonce == 4);
+    CHECK(e0->tx.priority == 50);
+    CHECK(e0->arrival == 1);
+    CHECK(e0->arrival_height == 1);
+    CHECK(e0->arrival_time == 1000);
+    CHECK_FALSE(pool.IsParked(h0));
+    CHECK(pool.FindOrdered("alice", 4) == e0);
+    CHECK(pool.FindOrdered("alice", 5)->tx.hash == h1);
+    // alice/5 (90) comes only after alice/4 (50), which bob/0 (60) precedes.
+    CHECK(ReapAll(pool) == std::vector<std::string>{"bob/0", "alice/4", "alice/5"});
+    // Eviction still sees alice's tail (alice/5), never alice/4 before it.
+    CHECK(pool.RecheckOrder().size() == 3);
+
+    // 2 -> 1: the first is included; the record keeps the sender and the second is ready.
+    auto out = pool.Update(2, 2000, {h0}, {{"alice", 5}});
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].second == RemoveReason::kIncluded);
+    CHECK(pool.stats().senders == 2);
+    CHECK_FALSE(pool.IsParked(h1));
+    CHECK(ReapAll(pool) == std::vector<std::string>{"alice/5", "bob/0"});
+    // A lower base than the record knows does not move it back.
+    const InsertResult low = pool.Insert(Tx("alice", 4, 500), 3, 2, 2000);
+    CHECK(low.reject == RejectReason::kNonceTooLow);
+
+    // 1 -> 0: the sender leaves; every entry handed out stays readable.
+    const EntryPtr e1 = pool.Find(h1);
+    CHECK(pool.Remove(h1, RemoveReason::kRecheckFailed));
+    CHECK(pool.stats().senders == 1);
+    CHECK(pool.FindOrdered("alice", 5) == nullptr);
+    CHECK(e0->tx.sender() == "alice");
+    CHECK(e0->tx.bytes() == bytes0);
+    CHECK(e1->tx.sender() == "alice");
+    CHECK(e1->tx.bytes().size() == 100);
+    if (held) CHECK(held->tx.sender() == "alice");
+
+    // 0 -> 1 again: a new lone sender, its base from this insert.
+    Add(pool, Tx("alice", 9, 1), 9);
+    CHECK(pool.stats().senders == 2);
+    CHECK(ReapAll(pool) == std::vector<std::string>{"bob/0", "alice/9"});
+  }
+}
+
+TEST_CASE("mempool: a lone sender's tx is replaced, evicted, expired and based like any other",
+          "[mempool]") {
+  SECTION("replacement keeps the sender; the new tx is its only one") {
+    PriorityMempool pool(Config{});
+    const EntryPtr old = Add(pool, Tx("a", 0, 10));
+    const InsertResult r = pool.Insert(Tx("a", 0, 11), 0, 1, 1000);
+    REQUIRE(r.ok);
+    CHECK(r.replaced == old);
+    CHECK(pool.stats().size == 1);
+    CHECK(pool.stats().senders == 1);
+    CHECK(pool.FindOrdered("a", 0)->tx.priority == 11);
+    CHECK(old->tx.sender() == "a");
+    CHECK(pool.Insert(Tx("a", 0, 12), 0, 1, 1000).reject ==
+          RejectReason::kReplacementUnderpriced);
+  }
+  SECTION("eviction takes the cheapest of lone txs, unordered txs and sender tails") {
+    PriorityMempool pool(Small(5));
+    Add(pool, Tx("a", 0, 5));          // lone
+    Add(pool, Tx("b", 0, 1));          // b/0 is not evictable while b/1 is there
+    Add(pool, Tx("b", 1, 9));          // b's tail
+    Add(pool, Unordered("c", 7, 3));   // lone, unordered
+    Add(pool, Unordered("b", 8, 4));   // b's unordered
+    InsertResult r = pool.Insert(Tx("d", 0, 6), 0, 1, 1000);
+    REQUIRE(r.ok);
+    REQUIRE(r.evicted.size() == 1);
+    CHECK(r.evicted[0]->tx.sender() == "c");
+    r = pool.Insert(Tx("e", 0, 6), 0, 1, 1000);
+    REQUIRE(r.ok);
+    REQUIRE(r.evicted.size() == 1);
+    CHECK(r.evicted[0]->tx.sender() == "b");
+    CHECK(r.evicted[0]->tx.unordered);
+    r = pool.Insert(Tx("f", 0, 6), 0, 1, 1000);
+    REQUIRE(r.ok);
+    REQUIRE(r.evicted.size() == 1);
+    CHECK(r.evicted[0]->tx.sender() == "a");
+    // Left: b/0 (1), b/1 (9), d/0, e/0, f/0 (6). The cheapest evictable is a 6, not b/0.
+    r = pool.Insert(Tx("g", 0, 6), 0, 1, 1000);
+    CHECK(r.reject == RejectReason::kFull);
+    CHECK(r.needed_priority == 7);
+    CHECK(pool.stats().senders == 4);
+    // Its own lone predecessor is never evicted for a sender's next tx: e/1 evicts f/0 or d/0.
+    r = pool.Insert(Tx("e", 1, 7), 0, 1, 1000);
+    REQUIRE(r.ok);
+    REQUIRE(r.evicted.size() == 1);
+    CHECK(r.evicted[0]->tx.sender() == "f");  // newest first among equals
+    CHECK(ReapAll(pool) == std::vector<std::string>{"d/0", "e/0", "e/1", "b/0", "b/1"});
+  }
+  SECTION("a base above a lone unordered tx's is remembered, one below a lone tx's is not used") {
+    PriorityMempool pool(Config{});
+    Add(pool, Unordered("a", 5, 1));
+    CHECK(pool.Insert(Tx("a", 2, 1), 3, 1, 1000).reject == RejectReason::kNonceTooLow);
+    CHECK(pool.Insert(Tx("a", 2, 1), 0, 1, 1000).reject == RejectReason::kNonceTooLow);
+    Add(pool, Tx("a", 3, 1), 0);
+    CHECK_FALSE(pool.IsParked(pool.FindOrdered("a", 3)->tx.hash));
+    Add(pool, Tx("b", 7, 1), 7);
+    CHECK(pool.Insert(Tx("b", 6, 1), 2, 1, 1000).reject == RejectReason::kNonceTooLow);
+    pool.Update(1, 1000, {}, {{"b", 3}});  // below b/7: nothing changes
+    CHECK(pool.FindOrdered("b", 7) != nullptr);
+    auto out = pool.Update(1, 1000, {}, {{"b", 8}});  // above it: stale
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].second == RemoveReason::kStaleNonce);
+    CHECK(pool.stats().senders == 1);
+    out = pool.Update(1, 1000, {}, {{"u", 4}});  // not in the pool
+    CHECK(out.empty());
+  }
+  SECTION("TTL: a lone sender's tx expires, and its expiry moves to the record with it") {
+    Config c;
+    c.ttl_blocks = 2;
+    PriorityMempool pool(c);
+    REQUIRE(pool.Insert(Tx("a", 0, 1), 0, 1, 0).ok);
+    REQUIRE(pool.Insert(Tx("b", 0, 1), 0, 2, 0).ok);
+    REQUIRE(pool.Insert(Tx("a", 1, 1), 0, 2, 0).ok);  // a gets a record
+    REQUIRE(pool.Insert(Unordered("c", 9, 1), 0, 3, 0).ok);
+    auto out = pool.PurgeExpired(4, 0);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].first->tx.sender() == "a");
+    CHECK(out[0].first->tx.nonce == 0);
+    out = pool.PurgeExpired(5, 0);
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].first->tx.sender() == "b");  // arrival order
+    CHECK(out[1].first->tx.sender() == "a");
+    CHECK(out[1].first->tx.nonce == 1);
+    out = pool.PurgeExpired(6, 0);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].first->tx.sender() == "c");
+    CHECK(pool.stats().senders == 0);
+    CHECK(pool.stats().size == 0);
+  }
+  SECTION("an empty sender address works (it gets a record from the first tx)") {
+    PriorityMempool pool(Config{});
+    Add(pool, Tx("", 0, 1));
+    Add(pool, Unordered("", 3, 2));
+    CHECK(pool.FindOrdered("", 0)->tx.sender().empty());
+    CHECK(pool.stats().senders == 1);
+    CHECK(ReapAll(pool) == std::vector<std::string>{"/u3", "/0"});
+  }
+}
+
 TEST_CASE("mempool: entries outlive their removal", "[mempool]") {
   EntryPtr kept;
   {
@@ -910,6 +1085,11 @@ TEST_CASE("mempool: FlatIndex agrees with a map under random inserts and erases"
           index.Insert(values[i].get());
           in.insert(i);
         }
+      } else if (rng() % 8 == 0) {  // another object with the same key takes its place
+        auto twin = std::make_unique<IndexedValue>(*values[i]);
+        index.Replace(twin.get());
+        REQUIRE(index.Find(twin->key) == twin.get());
+        values[i] = std::move(twin);
       } else if (!grow || rng() % 4 == 0) {
         REQUIRE(index.Erase(values[i]->key) == values[i].get());
         in.erase(i);
