@@ -374,10 +374,6 @@ bool InPool(const Node* n, std::memory_order order) {
 }
 void SetInPool(const Node* n, bool v) { NodeAccess::InPool(n).store(v, std::memory_order_release); }
 EntryPtr Share(const Node* n) { return NodeAccess::Share(n); }
-// The address of the node's sender, wherever it is stored.
-std::string_view SenderKey(const Node* n) {
-  return n->sender != nullptr ? n->sender->key() : NodeAccess::InlineKey(n);
-}
 
 // Reap order: priority descending, then arrival ascending (arrival is unique: a total order).
 struct ReapKey {
@@ -961,11 +957,9 @@ struct PriorityMempool::State {
 
   // --- reaping ---
 
-  // One reap's view of a sender's ordered txs, by address: a sender that got a record, or that
-  // left the pool and came back, during the reap is still the same sender.
+  // One reap's view of a sender's ordered txs.
   struct ReapSender {
-    Sender* sender = nullptr;  // a counted reference when the sender had a record when first met
-    EntryPtr lone;             // else its lone tx; either holds the address `by_sender` views
+    EntryPtr lone;  // when first met lone: its tx, which holds the address `by_address` views
     std::uint64_t last_nonce = 0;  // the last nonce put in a chunk
     bool any = false;
     bool dead = false;  // skipped, or a candidate vanished: offer nothing more of this sender
@@ -981,27 +975,36 @@ struct PriorityMempool::State {
     ReapKey last{};               // position in `heads` and `singles`
     std::vector<Candidate> heap;  // successors unlocked by (speculatively) taken txs
     std::deque<ReapSender> states;  // stable addresses
-    std::unordered_map<std::string_view, ReapSender*> by_sender;  // looked up once per run
+    // Looked up once per run of a sender. Records by address (each held, so that no other record
+    // takes its address during the reap); senders first met lone by their address bytes, so
+    // that a lone tx replaced, or a lone sender given a record, during the reap is still the
+    // same sender (offered nonces keep increasing).
+    std::unordered_map<const Sender*, ReapSender*> by_record;
+    std::unordered_map<std::string_view, ReapSender*> by_address;
+    std::vector<Sender*> held;  // counted references
 
     ReapCursor() = default;
     ReapCursor(const ReapCursor&) = delete;
     ReapCursor& operator=(const ReapCursor&) = delete;
     ~ReapCursor() {
-      for (ReapSender& rs : states) {
-        if (rs.sender != nullptr) UnrefSender(rs.sender);
-      }
+      for (Sender* s : held) UnrefSender(s);
     }
     // Under the pool's mutex. REQUIRES: `n` is ordered.
     ReapSender* StateOf(Node* n) {
-      auto [it, fresh] = by_sender.try_emplace(SenderKey(n), nullptr);
+      if (Sender* s = n->sender) {
+        auto [it, fresh] = by_record.try_emplace(s, nullptr);
+        if (fresh) {
+          RefSender(s);
+          held.push_back(s);
+          auto a = by_address.empty() ? by_address.end() : by_address.find(s->key());
+          it->second = a != by_address.end() ? a->second : &states.emplace_back();
+        }
+        return it->second;
+      }
+      auto [it, fresh] = by_address.try_emplace(NodeAccess::InlineKey(n), nullptr);
       if (fresh) {
         ReapSender& rs = states.emplace_back();
-        if (n->sender != nullptr) {
-          RefSender(n->sender);
-          rs.sender = n->sender;
-        } else {
-          rs.lone = Share(n);
-        }
+        rs.lone = Share(n);
         it->second = &rs;
       }
       return it->second;
@@ -1370,7 +1373,7 @@ std::vector<std::pair<EntryPtr, RemoveReason>> PriorityMempool::PurgeExpired(
 
 void PriorityMempool::Reap(const std::function<Verdict(const EntryPtr&)>& visit) const {
   State::ReapCursor cur;  // before `chunk`: the candidates' entries go first
-  cur.by_sender.reserve(256);
+  cur.by_record.reserve(256);
   std::vector<State::Candidate> chunk;
   std::size_t chunk_size = 16;
   for (;;) {

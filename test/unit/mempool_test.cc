@@ -796,6 +796,34 @@ TEST_CASE("mempool: a lone sender's tx is replaced, evicted, expired and based l
   }
 }
 
+// A reap keeps its view of a sender by address: a lone sender's tx that leaves and comes back
+// with the same nonce during the reap (behind the reap's position) is not offered again, and
+// neither is a lower nonce after a sender got a record during the reap.
+TEST_CASE("mempool: a reap offers a lone sender's nonce once, across changes during the reap",
+          "[mempool]") {
+  PriorityMempool pool(Config{});
+  for (int i = 0; i < 40; ++i) Add(pool, Tx("s" + std::to_string(i), 0, 1000 - i));
+  std::vector<std::string> offered;
+  bool changed = false;
+  pool.Reap([&](const EntryPtr& e) {
+    offered.push_back(std::string(e->tx.sender()) + "/" + std::to_string(e->tx.nonce));
+    if (!changed) {  // the first chunk is taken: the next ones see these changes
+      changed = true;
+      REQUIRE(pool.Remove(e->tx.hash, RemoveReason::kRecheckFailed));
+      REQUIRE(pool.Insert(Tx("s0", 0, 1), 0, 1, 1000).ok);  // lone again, last in reap order
+      REQUIRE(pool.Insert(Tx("s1", 1, 2), 0, 1, 1000).ok);  // s1 gets a record
+    }
+    return Verdict::kTake;
+  });
+  CHECK(offered.size() == 40);  // s0/0 once; s1/1 not (s1/0 was offered before it was ready)
+  CHECK(std::count(offered.begin(), offered.end(), "s0/0") == 1);
+  CHECK(std::count(offered.begin(), offered.end(), "s1/0") == 1);
+  // A new reap sees the pool as it is.
+  const std::vector<std::string> again = ReapAll(pool);
+  REQUIRE(again.size() == 41);
+  CHECK(again.back() == "s0/0");
+}
+
 TEST_CASE("mempool: entries outlive their removal", "[mempool]") {
   EntryPtr kept;
   {
