@@ -267,27 +267,15 @@ struct NodeAccess {
   // SingleLink in front.
   static Node* Make(const TxInfo& tx, Sender* sender, bool ttl) {
     const bool lone = sender == nullptr;
-    const std::size_t link = tx.unordered || lone ? sizeof(SingleLink) : 0;
-    const std::size_t tail = tx.bytes.size() + (lone ? tx.sender.size() : 0) +
-                             (lone && ttl ? sizeof(std::uint32_t) : 0);
-    const std::size_t size = link + sizeof(Node) + std::max(sizeof(Entry), kTailOffset + tail);
-    char* mem = static_cast<char*>(::operator new(size));
-    if (link != 0) new (mem) SingleLink;
-    Node* node = new (mem + link) Node;
-    Entry* e = new (mem + link + sizeof(Node)) Entry;
-    assert(static_cast<const void*>(&e->tx) == static_cast<const void*>(e));
-    assert(e->tail() == reinterpret_cast<const char*>(e) + kTailOffset);
-    e->tx.hash = tx.hash;
-    e->tx.nonce = tx.nonce;
-    e->tx.priority = tx.priority;
-    e->tx.gas_wanted = tx.gas_wanted;
-    e->tx.unordered = tx.unordered;
-    e->tx.bytes_len_ = static_cast<std::uint32_t>(tx.bytes.size());
+    Node* node = Allocate(tx.unordered || lone, tx.bytes.size() + (lone ? tx.sender.size() : 0) +
+                                                    (lone && ttl ? sizeof(std::uint32_t) : 0));
+    Entry& e = node->entry();
+    CopyTx(tx, static_cast<std::uint32_t>(tx.bytes.size()), e);
     // The fields are set: only now write the tail, which overlaps the struct's padding.
-    char* out = reinterpret_cast<char*>(e) + kTailOffset;
+    char* out = reinterpret_cast<char*>(&e) + kTailOffset;
     std::memcpy(out, tx.bytes.data(), tx.bytes.size());
     if (lone) {
-      e->tx.inline_key_len_ = static_cast<std::uint16_t>(tx.sender.size());
+      e.tx.inline_key_len_ = static_cast<std::uint16_t>(tx.sender.size());
       std::memcpy(out + tx.bytes.size(), tx.sender.data(), tx.sender.size());
     } else {
       RefSender(sender);
@@ -299,24 +287,40 @@ struct NodeAccess {
   // link, address and expiry handle. REQUIRES: `n` is ordered and only the pool holds it.
   static Node* Compact(const Node* n, Sender* sender) {
     const Entry& from = n->entry();
-    const std::size_t size =
-        sizeof(Node) + std::max(sizeof(Entry), kTailOffset + from.tx.bytes_len_);
-    char* mem = static_cast<char*>(::operator new(size));
-    Node* node = new (mem) Node;
-    Entry* e = new (mem + sizeof(Node)) Entry;
-    e->tx.hash = from.tx.hash;
-    e->tx.nonce = from.tx.nonce;
-    e->tx.priority = from.tx.priority;
-    e->tx.gas_wanted = from.tx.gas_wanted;
-    e->tx.unordered = from.tx.unordered;
-    e->tx.bytes_len_ = from.tx.bytes_len_;
-    e->arrival = from.arrival;
-    e->arrival_height = from.arrival_height;
-    e->arrival_time = from.arrival_time;
-    std::memcpy(reinterpret_cast<char*>(e) + kTailOffset, from.tail(), from.tx.bytes_len_);
+    Node* node = Allocate(false, from.tx.bytes_len_);
+    Entry& e = node->entry();
+    CopyTx(from.tx, from.tx.bytes_len_, e);
+    e.arrival = from.arrival;
+    e.arrival_height = from.arrival_height;
+    e.arrival_time = from.arrival_time;
+    std::memcpy(reinterpret_cast<char*>(&e) + kTailOffset, from.tail(), from.tx.bytes_len_);
     RefSender(sender);
     node->sender = sender;
     return node;
+  }
+  // One allocation: a SingleLink when `link`, the Node, the Entry, and `tail` bytes after the
+  // entry's fields.
+  static Node* Allocate(bool link, std::size_t tail) {
+    const std::size_t front = link ? sizeof(SingleLink) : 0;
+    const std::size_t size = front + sizeof(Node) + std::max(sizeof(Entry), kTailOffset + tail);
+    char* mem = static_cast<char*>(::operator new(size));
+    if (link) new (mem) SingleLink;
+    Node* node = new (mem + front) Node;
+    Entry* e = new (mem + front + sizeof(Node)) Entry;
+    assert(static_cast<const void*>(&e->tx) == static_cast<const void*>(e));
+    assert(e->tail() == reinterpret_cast<const char*>(e) + kTailOffset);
+    (void)e;
+    return node;
+  }
+  // The tx's fields, from a TxInfo or from another entry's EntryTx (same names).
+  template <class Tx>
+  static void CopyTx(const Tx& from, std::uint32_t bytes_len, Entry& to) {
+    to.tx.hash = from.hash;
+    to.tx.nonce = from.nonce;
+    to.tx.priority = from.priority;
+    to.tx.gas_wanted = from.gas_wanted;
+    to.tx.unordered = from.unordered;
+    to.tx.bytes_len_ = bytes_len;
   }
   static Node* NodeOf(const Entry* e) {
     return reinterpret_cast<Node*>(
