@@ -518,8 +518,8 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
       applied_.insert(ToHash(tx.hash));
     }
   }
-  // Parked after all: its writes go. Closed before Forget and ApplyEntry below write to the
-  // check state (or open their own journal).
+  // If the pool parked it after all, its writes go (a no-op after Commit). The journal is
+  // closed before Forget and ApplyEntry below write to the check state or open their own.
   if (journal) journal->RollBack();
   for (const mempool::EntryPtr& e : r.evicted) Forget(e, mempool::RemoveReason::kEvicted);
   for (const mempool::EntryPtr& e : r.promoted) {
