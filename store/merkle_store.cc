@@ -1,6 +1,7 @@
 #include "store/merkle_store.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <filesystem>
 #include <future>
@@ -42,6 +43,11 @@ constexpr int kFormatVersion = 2;
 // Fewer changes than this are hashed on one thread (a thread costs tens of microseconds).
 constexpr std::size_t kMinParallelHashes = 512;
 constexpr std::size_t kMinParallelPages = 256;
+
+double MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 // Every read checks block checksums, so a corrupt table is reported, never served.
 leveldb::ReadOptions VerifiedRead() {
@@ -1025,8 +1031,14 @@ Status MerkleStore::AddPruning(Version version, void* batch_ptr) {
                                 " is malformed");
     }
     for (std::size_t i = 0; i < updates.size(); ++i) {
-      if (previous[i] > 0) batch->Delete(ValueKey(updates[i].key_hash, previous[i]));
-      if (!updates[i].leaf_hash) batch->Delete(ValueKey(updates[i].key_hash, w));
+      if (previous[i] > 0) {
+        batch->Delete(ValueKey(updates[i].key_hash, previous[i]));
+        ++stats_.prune_deletes;
+      }
+      if (!updates[i].leaf_hash) {
+        batch->Delete(ValueKey(updates[i].key_hash, w));
+        ++stats_.prune_deletes;
+      }
     }
   }
   if (!it->status().ok()) return FromLevelDb(it->status(), "scanning changesets");
@@ -1040,6 +1052,7 @@ Status MerkleStore::AddPruning(Version version, void* batch_ptr) {
     }
     for (const std::string& k : stale.keys) batch->Delete(k);
     batch->Delete(it->key());
+    stats_.prune_deletes += stale.keys.size() + 1;
   }
   if (!it->status().ok()) return FromLevelDb(it->status(), "scanning stale pages");
   // Roots of the versions that leave the window, changesets at or below the base, and
@@ -1050,6 +1063,7 @@ Status MerkleStore::AddPruning(Version version, void* batch_ptr) {
     const std::string end = VersionKey(prefix, stop);
     for (it->Seek(std::string(1, prefix)); it->Valid() && it->key().compare(end) < 0; it->Next()) {
       batch->Delete(it->key());
+      ++stats_.prune_deletes;
     }
     if (!it->status().ok()) return FromLevelDb(it->status(), "scanning pruned records");
   }
@@ -1068,7 +1082,9 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   }
   staged_ = std::make_unique<Staged>();
   staged_->new_earliest = earliest_;
+  stats_ = BlockStats();
   leveldb::WriteBatch& batch = staged_->batch;
+  const auto prune_start = std::chrono::steady_clock::now();
   if (earliest_ == 0) {
     // The first version ever written (the chain's initial height): nothing to prune, and no
     // version below it exists.
@@ -1080,6 +1096,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     staged_.reset();
     return s;
   }
+  stats_.prune_ms = MillisSince(prune_start);
 
   struct Change {
     const std::string* key;
@@ -1151,6 +1168,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     }
     staged_->pending_written = n;
     staged_->pending_done = n == left;
+    stats_.checkpoint_pages = n;
   }
 
   // Values, the changeset, and the pages this version makes stale.
@@ -1227,6 +1245,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   batch.Put(kCommitInfoKey, commit_info);
   batch.Put(kFormatKey, std::to_string(kFormatVersion));
   staged_->commit_info = std::move(commit_info);
+  stats_.batch_bytes = batch.ApproximateSize();
   return staged_->root.hash;
 }
 
@@ -1234,7 +1253,10 @@ Status MerkleStore::Commit() {
   if (!staged_) return Status::InvalidArgument("nothing staged to commit");
   leveldb::WriteOptions wo;
   wo.sync = true;
+  const auto write_start = std::chrono::steady_clock::now();
   const leveldb::Status s = db_->Write(wo, &staged_->batch);
+  stats_.write_ms = MillisSince(write_start);
+  const auto memory_start = std::chrono::steady_clock::now();
   if (!s.ok()) {
     return FromLevelDb(s, "committing version " + std::to_string(staged_->root.version));
   }
@@ -1270,7 +1292,28 @@ Status MerkleStore::Commit() {
     CacheStateRecord(std::move(key), std::move(record));
   }
   if (tree_side.valid()) tree_side.get();  // rethrows what the helper threw
+  stats_.memory_ms = MillisSince(memory_start);
   return Status::OK();
 }
+
+std::string MerkleStore::DbProperty(const std::string& name) const {
+  std::string value;
+  return db_->GetProperty(name, &value) ? value : std::string();
+}
+
+std::vector<std::pair<char, std::uint64_t>> MerkleStore::TableBytes() const {
+  std::vector<std::pair<char, std::uint64_t>> out;
+  for (const char prefix : {kChangesetPrefix, kCheckpointPrefix, 'M', kPagePrefix, kRootPrefix,
+                            kStatePrefix, kValuePrefix, kStalePagePrefix}) {
+    const std::string start(1, prefix), limit(1, static_cast<char>(prefix + 1));
+    const leveldb::Range range(start, limit);
+    std::uint64_t size = 0;
+    db_->GetApproximateSizes(&range, 1, &size);
+    out.emplace_back(prefix, size);
+  }
+  return out;
+}
+
+void MerkleStore::CompactAll() { db_->CompactRange(nullptr, nullptr); }
 
 }  // namespace kairos::store

@@ -122,6 +122,26 @@ class MerkleStore final : public KvReader, private PageReader {
   // Writes the staged version durably. A failure means the disk is broken: stop the node.
   Status Commit();
 
+  // What the last Stage and Commit did, for benchmarks and logs (no effect on anything).
+  struct BlockStats {
+    double prune_ms = 0;                // Stage: finding what pruning deletes
+    std::size_t prune_deletes = 0;      // records the batch deletes
+    std::size_t checkpoint_pages = 0;   // checkpoint pages the batch writes
+    std::size_t batch_bytes = 0;        // the WriteBatch's size
+    double write_ms = 0;                // Commit: the synced LevelDB write
+    double memory_ms = 0;               // Commit: the in-memory update after it
+  };
+  const BlockStats& last_block() const { return stats_; }
+  // A LevelDB property of the database ("leveldb.stats", "leveldb.num-files-at-level0", ...),
+  // or "" when LevelDB does not know it.
+  std::string DbProperty(const std::string& name) const;
+  // LevelDB's estimate of the bytes on disk of each table (C, V, S, ...; see the top of this
+  // file), in prefix order: what the files hold, obsolete entries not yet compacted included.
+  std::vector<std::pair<char, std::uint64_t>> TableBytes() const;
+  // Compacts the whole database (LevelDB CompactRange): drops overwritten and deleted entries.
+  // Slow; for measurements and tools, never called by the node.
+  void CompactAll();
+
  private:
   struct RootRecord {
     Version version = 0;
@@ -149,7 +169,6 @@ class MerkleStore final : public KvReader, private PageReader {
     std::size_t written = 0;
     std::size_t chunk = 0;  // pages per batch
   };
-  struct Reconstruction;
   struct Reconstruction;
 
   MerkleStore(StoreOptions options, leveldb::DB* db, const leveldb::Cache* cache,
@@ -196,6 +215,7 @@ class MerkleStore final : public KvReader, private PageReader {
   Version earliest_ = 0;
   std::string commit_info_;
   std::unique_ptr<Staged> staged_;
+  BlockStats stats_;
 
   // Durable checkpoints (K records): version -> root. The largest is `durable_`.
   std::map<Version, RootRecord> checkpoints_;

@@ -4,7 +4,11 @@
 //
 // Workload (issue 3): random 32-byte keys, 100-byte values, blocks of 10k updates.
 //   store_bench [--keys 1000000] [--block 10000] [--blocks 100] [--keep 100] [--proofs 100000]
-//               [--checkpoint K] [--dir DIR]
+//               [--checkpoint K] [--dir DIR] [--trace 1] [--compact 0]
+// --trace 1 prints one line per update block (its kind, where its time went, LevelDB's level-0
+// file count) and LevelDB's compaction stats. Disk is measured at the end of the run as the
+// directory is (obsolete entries that compaction has not dropped yet included), and, unless
+// --compact 0, again after a full compaction (the live bytes), each with a per-table estimate.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -38,6 +42,8 @@ struct Args {
   std::int64_t proofs = 100'000;
   std::int64_t checkpoint = store::StoreOptions{}.checkpoint_interval;
   std::string dir;
+  bool trace = false;
+  bool compact = true;
 };
 
 Args Parse(int argc, char** argv) {
@@ -52,6 +58,8 @@ Args Parse(int argc, char** argv) {
     else if (k == "--proofs") a.proofs = std::atoll(v);
     else if (k == "--dir") a.dir = v;
     else if (k == "--checkpoint") a.checkpoint = std::atoll(v);
+    else if (k == "--trace") a.trace = std::atoll(v) != 0;
+    else if (k == "--compact") a.compact = std::atoll(v) != 0;
     else {
       std::fprintf(stderr, "unknown flag %s\n", k.c_str());
       std::exit(2);
@@ -204,9 +212,15 @@ int main(int argc, char** argv) {
   store::MerkleStore& s = **opened;
   Phase load, steady;
   std::vector<double> stage_ms, commit_ms;
+  // Steady blocks by kind: pruning versions (every 10th), and the others.
+  std::vector<double> prune_block_ms, other_block_ms;
+  std::vector<std::string> trace;
   MarkPhase("load");
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     if (static_cast<std::int64_t>(b) == load_blocks) MarkPhase("steady");
+    const std::string l0 = a.trace ? s.DbProperty("leveldb.num-files-at-level0") : "";
+    const double mem_mb =
+        a.trace ? std::atof(s.DbProperty("leveldb.approximate-memory-usage").c_str()) / 1e6 : 0;
     const auto t0 = Clock::now();
     const double c0 = ProcessCpu();
     auto root = s.Stage(s.version() + 1, blocks[b]);
@@ -225,6 +239,21 @@ int main(int argc, char** argv) {
     if (p == &steady) {
       stage_ms.push_back(Seconds(t1 - t0) * 1e3);
       commit_ms.push_back(Seconds(t2 - t1) * 1e3);
+      (s.version() % 10 == 0 ? prune_block_ms : other_block_ms).push_back(p->block_ms.back());
+    }
+    if (a.trace) {
+      const auto& st = s.last_block();
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "%5lld %-6s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9zu %7zu %7.2f %4s %7.1f "
+                    "%7.2f",
+                    static_cast<long long>(s.version()),
+                    static_cast<std::int64_t>(b) < load_blocks ? "load" : "steady",
+                    Seconds(t2 - t0) * 1e3, Seconds(t1 - t0) * 1e3, st.prune_ms,
+                    Seconds(t2 - t1) * 1e3, st.write_ms, st.memory_ms, st.prune_deletes,
+                    st.checkpoint_pages, st.batch_bytes / 1e6, l0.c_str(), mem_mb,
+                    static_cast<double>(DirBytes(o.dir)) / a.keys / (32 + 100));
+      trace.emplace_back(line);
     }
   }
 
@@ -257,6 +286,30 @@ int main(int argc, char** argv) {
   MarkPhase("end");
   const std::uint64_t disk = DirBytes(o.dir);
   const double raw_per_key = 32 + 100;
+  const auto tables = s.TableBytes();
+  const std::string level_stats = s.DbProperty("leveldb.stats");
+  std::uint64_t disk_compacted = 0;
+  std::vector<std::pair<char, std::uint64_t>> tables_compacted;
+  double compact_s = 0;
+  if (a.compact) {
+    const auto t0 = Clock::now();
+    s.CompactAll();
+    compact_s = Seconds(Clock::now() - t0);
+    disk_compacted = DirBytes(o.dir);
+    tables_compacted = s.TableBytes();
+  }
+
+  if (a.trace) {
+    std::printf("\nper block: version, phase, block ms = stage (of which pruning) + commit (of "
+                "which synced write, then memory), records pruning deletes, checkpoint pages "
+                "written, batch MB, level-0 files and memtable MB before the block, directory "
+                "bytes per key / raw after it\n");
+    std::printf("%5s %-6s %8s %8s %8s %8s %8s %8s %9s %7s %7s %4s %7s %7s\n", "ver", "phase",
+                "block", "stage", "prune", "commit", "write", "memory", "deletes", "pages", "MB",
+                "L0", "memMB", "disk");
+    for (const std::string& line : trace) std::printf("%s\n", line.c_str());
+    std::printf("\nleveldb.stats at the end of the run:\n%s\n", level_stats.c_str());
+  }
 
   std::printf("\n%-52s %14s %14s %10s\n", "measure", "kairos", "leveldb floor", "goal");
   std::printf("%-52s %14.0f %14.0f %10s\n", "load: updates/s (root + synced commit per block)",
@@ -284,8 +337,31 @@ int main(int argc, char** argv) {
   std::printf("%-52s %14.0f %14s %10s\n", "absence proof bytes (mean)",
               static_cast<double>(absent_bytes) / a.proofs, "", "");
   std::printf("%-52s %14zu %14s %10s\n", "largest proof bytes", max_bytes, "", "");
+  std::printf("%-52s %14.1f %14.1f %10s\n", "steady pruning blocks p50 / max ms",
+              Percentile(prune_block_ms, 0.5), Percentile(prune_block_ms, 1.0), "");
+  std::printf("%-52s %14.1f %14.1f %10s\n", "steady other blocks p50 / max ms",
+              Percentile(other_block_ms, 0.5), Percentile(other_block_ms, 1.0), "");
   std::printf("%-52s %14.2f %14s %10s\n", "disk bytes per live key / raw (32+100)",
               static_cast<double>(disk) / a.keys / raw_per_key, "", "<= 3");
+  // LevelDB's per-table estimate, per live key over raw, as the files are and after a full
+  // compaction (what is live).
+  const auto table_row = [&](const char* what,
+                             const std::vector<std::pair<char, std::uint64_t>>& t) {
+    std::printf("  %s:", what);
+    std::uint64_t sum = 0;
+    for (const auto& [prefix, bytes] : t) {
+      std::printf(" %c %.2f", prefix, static_cast<double>(bytes) / a.keys / raw_per_key);
+      sum += bytes;
+    }
+    std::printf(" (sum %.2f)\n", static_cast<double>(sum) / a.keys / raw_per_key);
+  };
+  table_row("per table at the end", tables);
+  if (a.compact) {
+    std::printf("%-52s %14.2f %14s %10s\n", "disk per live key / raw after a full compaction",
+                static_cast<double>(disk_compacted) / a.keys / raw_per_key, "", "");
+    table_row("per table after it", tables_compacted);
+    std::printf("  (the full compaction took %.1f s)\n", compact_s);
+  }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("%-52s %14.0f %14s %10s\n", "peak resident memory, MB (whole run)",
