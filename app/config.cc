@@ -313,7 +313,8 @@ std::string DefaultConfigToml() {
         "keep_recent = "
      << d.keep_recent
      << "\n"
-        "# Prune every this many blocks (inside the commit, so a crash cannot half-prune).\n"
+        "# The kept window's target start moves every this many blocks; each commit prunes an\n"
+        "# equal share of the way (inside the commit, so a crash cannot half-prune).\n"
         "prune_interval = "
      << d.prune_interval
      << "\n"

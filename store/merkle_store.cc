@@ -1003,49 +1003,72 @@ Status MerkleStore::Prove(Version version, std::string_view key, KeyProof* out) 
   return fill(lookup.right, &out->right);
 }
 
-Status MerkleStore::AddPruning(Version version, void* batch_ptr) {
+Version MerkleStore::PruneTo(Version version) const {
+  if (options_.keep_recent == 0) return earliest_;
+  // The window's target moves every prune_interval versions; the oldest kept version follows
+  // it by an equal share per block, reaching it at the block before the next move.
+  const Version into = version % options_.prune_interval;
+  const Version target = version - into - options_.keep_recent + 1;
+  if (target <= earliest_) return earliest_;
+  const Version blocks_left = options_.prune_interval - into;
+  return earliest_ + (target - earliest_ + blocks_left - 1) / blocks_left;
+}
+
+Status MerkleStore::AddPruning(Version version, Version completing, void* batch_ptr) {
   auto* batch = static_cast<leveldb::WriteBatch*>(batch_ptr);
-  if (options_.keep_recent == 0 || version % options_.prune_interval != 0) return Status::OK();
-  const Version keep_from = version - options_.keep_recent + 1;
-  if (keep_from <= earliest_) return Status::OK();
-  // The replay base: the newest durable checkpoint at or below the oldest kept version. It and
-  // everything above it stay (its pages, the changesets after it).
+  if (options_.keep_recent == 0) return Status::OK();
+  // The oldest kept version is the cursor: everything below it that no kept version needs goes
+  // in the batch that moves it, so a crash leaves the old cursor and its records, or the new
+  // one without them.
+  const Version keep_from = PruneTo(version);
+  // The replay base: the newest durable checkpoint at or below the oldest kept version (the
+  // one this batch completes included). It and everything above it stay (its pages, the
+  // changesets after it).
   Version base = 0;
   if (auto it = checkpoints_.upper_bound(keep_from); it != checkpoints_.begin()) {
     base = std::prev(it)->first;
   }
+  if (completing > base && completing <= keep_from) base = completing;
   std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));
   // Value records replaced at a version <= keep_from are readable only from pruned versions:
   // the changesets of (earliest, keep_from] name them (the values they replaced, and their
   // tombstones).
   std::vector<KeyUpdate> updates;
   std::vector<Version> previous;
-  const std::string values_end = VersionKey(kChangesetPrefix, keep_from + 1);
-  for (it->Seek(VersionKey(kChangesetPrefix, earliest_ + 1));
-       it->Valid() && it->key().compare(values_end) < 0; it->Next()) {
-    if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
-    const auto w = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
-    if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates,
-                         &previous)) {
-      return Status::Corruption("the changeset of version " + std::to_string(w) +
-                                " is malformed");
-    }
-    for (std::size_t i = 0; i < updates.size(); ++i) {
-      if (previous[i] > 0) {
-        batch->Delete(ValueKey(updates[i].key_hash, previous[i]));
-        ++stats_.prune_deletes;
+  if (keep_from > earliest_) {
+    const std::string values_end = VersionKey(kChangesetPrefix, keep_from + 1);
+    for (it->Seek(VersionKey(kChangesetPrefix, earliest_ + 1));
+         it->Valid() && it->key().compare(values_end) < 0; it->Next()) {
+      if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
+      const auto w = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+      if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates,
+                           &previous)) {
+        return Status::Corruption("the changeset of version " + std::to_string(w) +
+                                  " is malformed");
       }
-      if (!updates[i].leaf_hash) {
-        batch->Delete(ValueKey(updates[i].key_hash, w));
-        ++stats_.prune_deletes;
+      for (std::size_t i = 0; i < updates.size(); ++i) {
+        if (previous[i] > 0) {
+          batch->Delete(ValueKey(updates[i].key_hash, previous[i]));
+          ++stats_.prune_deletes;
+        }
+        if (!updates[i].leaf_hash) {
+          batch->Delete(ValueKey(updates[i].key_hash, w));
+          ++stats_.prune_deletes;
+        }
       }
     }
+    if (!it->status().ok()) return FromLevelDb(it->status(), "scanning changesets");
   }
-  if (!it->status().ok()) return FromLevelDb(it->status(), "scanning changesets");
   // Pages replaced at a version <= base are reachable only from checkpoints below the base.
-  const std::string pages_end = VersionKey(kStalePagePrefix, base + 1);
-  for (it->Seek(std::string(1, kStalePagePrefix)); it->Valid() && it->key().compare(pages_end) < 0;
-       it->Next()) {
+  // Their lists go one version at a time too: those up to a checkpoint interval below the
+  // oldest kept version (all of them up to the base when they lag further, e.g. after a
+  // restart with a smaller keep_recent).
+  // (Versions are positive and encoded unsigned: a bound below 1 means none.)
+  const Version pages_to = std::max<Version>(
+      0, std::min(base, keep_from - options_.checkpoint_interval));
+  const std::string pages_end = VersionKey(kStalePagePrefix, pages_to + 1);
+  for (it->Seek(std::string(1, kStalePagePrefix));
+       pages_to > 0 && it->Valid() && it->key().compare(pages_end) < 0; it->Next()) {
     StaleList stale;
     if (!StaleList::Decode(std::string_view(it->value().data(), it->value().size()), &stale)) {
       return Status::Corruption("a stale-page list is malformed");
@@ -1067,10 +1090,12 @@ Status MerkleStore::AddPruning(Version version, void* batch_ptr) {
     }
     if (!it->status().ok()) return FromLevelDb(it->status(), "scanning pruned records");
   }
-  std::string e;
-  AppendBE64(static_cast<std::uint64_t>(keep_from), &e);
-  batch->Put(kEarliestKey, e);
-  staged_->new_earliest = keep_from;
+  if (keep_from > earliest_) {
+    std::string e;
+    AppendBE64(static_cast<std::uint64_t>(keep_from), &e);
+    batch->Put(kEarliestKey, e);
+    staged_->new_earliest = keep_from;
+  }
   return Status::OK();
 }
 
@@ -1083,6 +1108,16 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   staged_ = std::make_unique<Staged>();
   staged_->new_earliest = earliest_;
   stats_ = BlockStats();
+  // Checkpoints: this batch writes a share of the pending one's pages (all that is left when a
+  // new one begins here), and with the last share its K record.
+  const bool begins = version >= last_started_ + options_.checkpoint_interval;
+  Version completing = 0;
+  if (pending_) {
+    const std::size_t left = pending_->pages.size() - pending_->written;
+    staged_->pending_written = begins ? left : std::min(left, pending_->chunk);
+    staged_->pending_done = staged_->pending_written == left;
+    if (staged_->pending_done) completing = pending_->root.version;
+  }
   leveldb::WriteBatch& batch = staged_->batch;
   const auto prune_start = std::chrono::steady_clock::now();
   if (earliest_ == 0) {
@@ -1092,7 +1127,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     std::string e;
     AppendBE64(static_cast<std::uint64_t>(version), &e);
     batch.Put(kEarliestKey, e);
-  } else if (Status s = AddPruning(version, &batch); !s.ok()) {
+  } else if (Status s = AddPruning(version, completing, &batch); !s.ok()) {
     staged_.reset();
     return s;
   }
@@ -1142,15 +1177,12 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     return s;
   }
 
-  // Checkpoints: a share of the pending one's pages (all that is left when a new one begins
-  // here), encoded on a helper thread while the values are batched when it is large. The
-  // share goes into the batch after the root record either way.
-  const bool begins = version >= last_started_ + options_.checkpoint_interval;
+  // The pending checkpoint's share, encoded on a helper thread while the values are batched
+  // when it is large. It goes into the batch after the root record either way.
   leveldb::WriteBatch share;
   std::future<void> share_encoded;  // declared after `share`: joined before it is destroyed
   if (pending_) {
-    const std::size_t left = pending_->pages.size() - pending_->written;
-    const std::size_t n = begins ? left : std::min(left, pending_->chunk);
+    const std::size_t n = staged_->pending_written;
     const auto encode = [&share, first = pending_->next, n] {
       std::string key, value;
       auto it = first;
@@ -1166,8 +1198,6 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     } else {
       encode();
     }
-    staged_->pending_written = n;
-    staged_->pending_done = n == left;
     stats_.checkpoint_pages = n;
   }
 

@@ -23,7 +23,8 @@
 // disk yet are written, spread over the next versions' batches; the batch with the last of them
 // also writes the K record. Open loads the last durable checkpoint and replays the changesets
 // above it, and checks the root it gets against the stored one. A crash leaves either the
-// previous version or the new one. Pruning (keep the N most recent versions, every K versions)
+// previous version or the new one. Pruning (keep at least the N most recent versions; the
+// oldest kept version moves a share per commit toward a target that moves every K versions)
 // rides in the same batch, so it is atomic and idempotent too; it keeps the checkpoint at or
 // below the oldest kept version and everything needed to replay from it.
 //
@@ -58,7 +59,11 @@ struct StoreOptions {
   std::string dir;
   KvLimits limits;
   std::int64_t keep_recent = 100;    // versions kept for queries and proofs; 0 keeps all
-  std::int64_t prune_interval = 10;  // prune every this many versions
+  // The window's target start moves every this many versions (to that version minus
+  // keep_recent plus one); every commit moves the oldest kept version an equal share of the
+  // way, so it reaches the target at the version before the next move and the deletes are
+  // spread over the interval.
+  std::int64_t prune_interval = 10;
   // Tree pages reach the disk every this many versions (the writes spread over the following
   // versions' batches); between checkpoints they live in memory and the changesets are what is
   // durable. 1 writes every version's pages in its own batch. Not part of any hash.
@@ -181,7 +186,12 @@ class MerkleStore final : public KvReader, private PageReader {
   Status ReadValueAt(Version version, std::string_view key, const Hash& key_hash,
                      std::string* value) const;
   Status ReadProofLeaf(const LeafPath& path, ExistenceProof* out) const;
-  Status AddPruning(Version version, void* batch);  // leveldb::WriteBatch*
+  // The oldest version kept once `version` is committed (pruning moves it a share per block).
+  Version PruneTo(Version version) const;
+  // Adds to `batch` (a leveldb::WriteBatch*) the deletes that moving the oldest kept version
+  // to PruneTo(version) allows. `completing`: the checkpoint whose K record the same batch
+  // writes (0: none), which may serve as the replay base.
+  Status AddPruning(Version version, Version completing, void* batch);
   void CachePage(Version version, const NibblePath& path,
                  std::shared_ptr<const Page> page) const;
   // The latest version of `key` (BE64) then its value, through the value cache. NotFound

@@ -13,6 +13,7 @@
 #include "store/branch.h"
 #include "store/merkle_store.h"
 #include "smt_reference.h"
+#include "store_prune_check.h"
 #include "store_test_open.h"
 #include "temp_dir.h"
 
@@ -237,19 +238,26 @@ TEST_CASE("the root does not depend on the order of writes", "[store]") {
   CHECK(sa->root_hash() == sb->root_hash());
 }
 
-TEST_CASE("pruning keeps exactly the recent window", "[store]") {
+TEST_CASE("pruning moves the window a share per block and keeps at least keep_recent versions",
+          "[store]") {
   TempDir dir;
-  auto store = OpenStore(Options(dir.path(), /*keep_recent=*/4));
-  for (Version v = 1; v <= 12; ++v) {
+  StoreOptions options = Options(dir.path(), /*keep_recent=*/4);  // prune_interval 3
+  options.checkpoint_interval = 2;
+  auto store = OpenStore(options);
+  // The oldest kept version after each version 1..14: the target moves at 6 (to 3), 9 (to 6)
+  // and 12 (to 9), and the window's start follows it one version per block.
+  const Version want[] = {0, 1, 1, 1, 1, 1, 2, 3, 3, 4, 5, 6, 7, 8, 9};
+  for (Version v = 1; v <= 14; ++v) {
     ChangeSet c{{"counter", std::to_string(v)}, {"k" + std::to_string(v % 3), "x"}};
     if (v % 4 == 0) c["k1"] = std::nullopt;
     REQUIRE(store->Stage(v, c).ok());
     REQUIRE(store->Commit().ok());
+    INFO("version " << v);
+    REQUIRE(store->earliest_version() == want[v]);
+    CHECK(v - store->earliest_version() + 1 >= std::min<Version>(v, 4));  // never fewer kept
   }
-  // Pruned at 12 (a multiple of prune_interval 3): versions 9..12 stay.
-  CHECK(store->earliest_version() == 9);
   std::string value;
-  for (Version v = 9; v <= 12; ++v) {
+  for (Version v = 9; v <= 14; ++v) {
     REQUIRE(store->GetAt(v, "counter", &value).ok());
     CHECK(value == std::to_string(v));
     KeyProof p;
@@ -258,8 +266,10 @@ TEST_CASE("pruning keeps exactly the recent window", "[store]") {
   const Status pruned = store->GetAt(8, "counter", &value);
   CHECK(pruned.code() == Status::Code::kInvalidArgument);
   CHECK_THAT(pruned.message(), Catch::Contains("not kept") && Catch::Contains("9"));
-  const Status future = store->GetAt(13, "counter", &value);
+  const Status future = store->GetAt(15, "counter", &value);
   CHECK_THAT(future.message(), Catch::Contains("not committed yet"));
+  store.reset();
+  kairos::test::CheckNothingPrunableLeft(options, 9);
 }
 
 TEST_CASE("branches read their own writes and merge iteration in key order", "[store]") {

@@ -2,7 +2,9 @@
 // instants (KAIROS_CRASH_ITERATIONS times, 200 by default; scripts/crash-soak.sh runs more).
 // After every kill the store must reopen at a whole version whose values are exactly the
 // workload's state at that version, whose root matches a recompute from those values, and
-// which answers queries and proofs.
+// which answers queries and proofs; whose oldest kept version is the one pruning reaches at
+// that version whatever the kills before; and which holds nothing that pruning up to there
+// should have deleted (kills inside a pruning commit neither lose nor repeat its work).
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -17,6 +19,7 @@
 #include <thread>
 
 #include "store_crash_workload.h"
+#include "store_prune_check.h"
 #include "smt_reference.h"
 #include "temp_dir.h"
 
@@ -58,7 +61,8 @@ TEST_CASE("the store survives SIGKILL at any instant", "[store][crash]") {
     INFO("iteration " << i);
     REQUIRE((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
 
-    auto opened = MerkleStore::Open(crash::CrashStoreOptions(dir.path()));
+    const StoreOptions options = crash::CrashStoreOptions(dir.path());
+    auto opened = MerkleStore::Open(options);
     INFO(opened.status().ToString());
     REQUIRE(opened.ok());
     MerkleStore& store = **opened;
@@ -85,6 +89,7 @@ TEST_CASE("the store survives SIGKILL at any instant", "[store][crash]") {
     }
     REQUIRE_FALSE(it->Valid());
     REQUIRE(it->status().ok());
+    it.reset();  // before the store closes
     REQUIRE(store.root_hash() == kairos::test::ReferenceRoot(leaves));
     if (v == 0) continue;
     // Queries and proofs work, at the latest and the earliest kept version, and one between
@@ -97,6 +102,15 @@ TEST_CASE("the store survives SIGKILL at any instant", "[store][crash]") {
       REQUIRE(store.Prove(at, "counter", &proof).ok());
       REQUIRE(proof.exist);
     }
+    // Pruning: the window's start depends only on the version reached, and nothing below it
+    // that pruning deletes is left.
+    Version earliest = 1;
+    for (Version at = 2; at <= v; ++at) {
+      earliest = kairos::test::ExpectedEarliest(at, earliest, options);
+    }
+    REQUIRE(store.earliest_version() == earliest);
+    opened->reset();
+    kairos::test::CheckNothingPrunableLeft(options, earliest);
   }
   WARN("crash test: " << iterations << " kills, store reached version " << last << ", advanced "
                       << advanced << " times, last kill window " << window_us / 1000 << " ms");

@@ -48,8 +48,10 @@ inline std::map<std::string, std::string> StateAt(Version v) { return StateAfter
 inline StoreOptions CrashStoreOptions(const std::string& dir) {
   StoreOptions o;
   o.dir = dir;
-  o.keep_recent = 6;  // prune often, so crashes land inside pruning commits too
-  o.prune_interval = 2;
+  // Every commit prunes (the window's start moves a share per block toward a target that
+  // moves every 4 versions), so crashes land inside pruning commits.
+  o.keep_recent = 6;
+  o.prune_interval = 4;
   // Pages reach the disk every 3 versions, spread over the next 2 batches: kills land while a
   // checkpoint is half written, and every reopen replays changesets.
   o.checkpoint_interval = 3;
