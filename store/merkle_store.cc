@@ -588,8 +588,10 @@ void MerkleStore::ApplyToMemory(Version version, const TreeUpdate& tree, std::si
   epoch_.reserve(p.pages.size());  // the next interval makes about as many: no rehashing
   if (pending_) p.pages.merge(pending_->pages);
   p.next = p.pages.begin();
-  const std::size_t spread =
-      static_cast<std::size_t>(std::max<std::int64_t>(1, options_.checkpoint_interval - 1));
+  // Written in equal shares over the next checkpoint_interval batches: the last share (and the
+  // K record) goes in the batch that begins the next checkpoint, which so carries its share
+  // like the others (with interval - 1 shares it carried none, the others a ninth more).
+  const auto spread = static_cast<std::size_t>(options_.checkpoint_interval);
   p.chunk = (p.pages.size() + spread - 1) / spread;
   last_started_ = version;
   pending_ = std::move(p);
