@@ -93,10 +93,14 @@ double Percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p * v.size()))];
 }
 
+// LevelDB may delete a file while this lists the directory (the trace reads it mid-run): such a
+// file counts as gone.
 std::uint64_t DirBytes(const std::string& dir) {
   std::uint64_t total = 0;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (e.is_regular_file()) total += e.file_size();
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+    const std::uintmax_t size = e.is_regular_file(ec) ? e.file_size(ec) : 0;
+    if (!ec) total += size;
   }
   return total;
 }
