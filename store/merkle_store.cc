@@ -1066,8 +1066,8 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
   // oldest kept version (all of them up to the base when they lag further, e.g. after a
   // restart with a smaller keep_recent).
   // (Versions are positive and encoded unsigned: a bound below 1 means none.)
-  const Version pages_to = std::max<Version>(
-      0, std::min(base, keep_from - options_.checkpoint_interval));
+  const Version pages_to =
+      std::max<Version>(0, std::min(base, keep_from - options_.checkpoint_interval));
   const std::string pages_end = VersionKey(kStalePagePrefix, pages_to + 1);
   for (it->Seek(std::string(1, kStalePagePrefix));
        pages_to > 0 && it->Valid() && it->key().compare(pages_end) < 0; it->Next()) {

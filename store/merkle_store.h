@@ -129,12 +129,12 @@ class MerkleStore final : public KvReader, private PageReader {
 
   // What the last Stage and Commit did, for benchmarks and logs (no effect on anything).
   struct BlockStats {
-    double prune_ms = 0;                // Stage: finding what pruning deletes
-    std::size_t prune_deletes = 0;      // records the batch deletes
-    std::size_t checkpoint_pages = 0;   // checkpoint pages the batch writes
-    std::size_t batch_bytes = 0;        // the WriteBatch's size
-    double write_ms = 0;                // Commit: the synced LevelDB write
-    double memory_ms = 0;               // Commit: the in-memory update after it
+    double prune_ms = 0;               // Stage: finding what pruning deletes
+    std::size_t prune_deletes = 0;     // records the batch deletes
+    std::size_t checkpoint_pages = 0;  // checkpoint pages the batch writes
+    std::size_t batch_bytes = 0;       // the WriteBatch's size
+    double write_ms = 0;               // Commit: the synced LevelDB write
+    double memory_ms = 0;              // Commit: the in-memory update after it
   };
   const BlockStats& last_block() const { return stats_; }
   // A LevelDB property of the database ("leveldb.stats", "leveldb.num-files-at-level0", ...),

@@ -239,6 +239,30 @@ TEST_CASE("pruning keeps the checkpoint below the oldest kept version", "[store]
   }
 }
 
+TEST_CASE("a store kept whole and reopened with keep_recent prunes its backlog",
+          "[store][checkpoint]") {
+  TempDir d;
+  StoreOptions o = Options(d.path(), 4, /*keep=*/0);  // archive: nothing pruned
+  auto store = OpenStore(o);
+  for (Version v = 1; v <= 40; ++v) Commit(*store, v);
+  CHECK(store->earliest_version() == 1);
+  store.reset();
+  o.keep_recent = 5;  // prune_interval 3
+  store = OpenStore(o);
+  Version earliest = 1;
+  for (Version v = 41; v <= 50; ++v) {
+    Commit(*store, v);
+    earliest = kairos::test::ExpectedEarliest(v, earliest, o);
+    INFO("version " << v);
+    REQUIRE(store->earliest_version() == earliest);
+    if (v == 41) CHECK(earliest == 35);  // the whole backlog in the first block: 1 step left
+    for (Version at = earliest; at <= v; at += 3) CheckVersion(*store, at);
+  }
+  store.reset();
+  kairos::test::CheckNothingPrunableLeft(o, earliest);
+  CHECK(RawKeys(d.path(), 'R').size() == static_cast<std::size_t>(50 - earliest + 1));
+}
+
 TEST_CASE("an older on-disk format is refused with a clear message", "[store][checkpoint]") {
   TempDir dir;
   {
