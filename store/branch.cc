@@ -1,6 +1,7 @@
 #include "store/branch.h"
 
-#include <cassert>
+#include <cstdio>
+#include <cstdlib>
 
 namespace kairos::store {
 
@@ -111,7 +112,10 @@ void Branch::Write(std::string_view key, std::optional<std::string_view> value) 
     // into the record.
     std::optional<std::string> next;
     if (value) next.emplace(*value);
-    journal_.push_back({&*it, std::move(e.value), e.written});
+    // The record exists before the old value moves into it: if growing the journal throws,
+    // the entry still holds its value.
+    Undo& undo = journal_.emplace_back(Undo{&*it, std::nullopt, e.written});
+    undo.value = std::move(e.value);
     e.value = std::move(next);
     MarkWritten(&*it);
     return;
@@ -143,7 +147,12 @@ void Branch::SortPending() const {
 }
 
 void Branch::BeginJournal() {
-  assert(!journal_open_ && "journals do not nest");
+  if (journal_open_) {
+    // Checked in every build: a nested journal would clear the outer one's undo log, and its
+    // rollback would then keep writes it must undo.
+    std::fprintf(stderr, "store::Branch: BeginJournal with a journal already open\n");
+    std::abort();
+  }
   journal_open_ = true;
   journal_.clear();
   journal_pending_mark_ = pending_.size();

@@ -2,8 +2,10 @@
 // iteration merges the branch with its parent in key order. Nothing reaches the parent until
 // the owner takes changes() and applies them (Apply on a parent branch, or Stage on the store).
 //
-// Uses: the check state (reset at Commit), one branch per tx in FinalizeBlock (applied only when
-// the tx succeeds), and scratch branches for PrepareProposal/ProcessProposal (dropped).
+// Uses: the check state (reset at Commit; each CheckTx's ante writes into it under an undo
+// journal, below), the block's state in FinalizeBlock (each tx's ante, then its messages, under
+// a journal: kept when they succeed), and scratch branches for PrepareProposal/ProcessProposal
+// (dropped).
 //
 // Thread-compatible. REQUIRES: the parent outlives the branch and does not change while the
 // branch is in use (a branch over the committed store is rebuilt after each Commit).
@@ -58,7 +60,10 @@ class Branch final : public KvStore {
   // work of a child branch that is applied on success and dropped on failure, without the child
   // (no second table, no copy of the writes into this one): for writes that usually stand, such
   // as a CheckTx's ante on the check state. Reads are unaffected; parent answers cached while
-  // the journal was open stay cached (they are true either way). Not nested.
+  // the journal was open stay cached (they are true either way). Not nested: BeginJournal on an
+  // open journal stops the process (a programming error that would lose the outer undo log).
+  // An iterator must not live across a write to its range nor across a rollback (a rollback
+  // may remove keys from the sorted index the iterator walks).
   void BeginJournal();
   void CommitJournal();    // keeps the writes
   void RollBackJournal();  // undoes them

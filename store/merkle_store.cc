@@ -779,6 +779,10 @@ Status MerkleStore::ReadStateRecord(std::string_view key, std::string* record) c
     *record = **cached;
     return Status::OK();
   }
+  return LoadStateRecord(key, record);
+}
+
+Status MerkleStore::LoadStateRecord(std::string_view key, std::string* record) const {
   // S holds the version; the value is in V at that version.
   std::string version;
   leveldb::Status s = db_->Get(VerifiedRead(), StateKey(key), &version);
@@ -820,7 +824,7 @@ Status MerkleStore::Get(std::string_view key, std::string* value) const {
     return Status::OK();
   }
   std::string raw;
-  if (Status s = ReadStateRecord(key, &raw); !s.ok()) return s;
+  if (Status s = LoadStateRecord(key, &raw); !s.ok()) return s;
   value->assign(raw, 8);
   return Status::OK();
 }

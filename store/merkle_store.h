@@ -197,6 +197,8 @@ class MerkleStore final : public KvReader, private PageReader {
   // The latest version of `key` (BE64) then its value, through the value cache. NotFound
   // when absent.
   Status ReadStateRecord(std::string_view key, std::string* record) const;
+  // The same from LevelDB, kept in the value cache. REQUIRES: the cache does not hold `key`.
+  Status LoadStateRecord(std::string_view key, std::string* record) const;
   // The value cache's record of `key` (nullopt inside: cached as absent), marked most recently
   // used; nullptr when the cache does not know the key.
   const std::optional<std::string>* CachedStateRecord(std::string_view key) const;
