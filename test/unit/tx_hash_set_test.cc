@@ -58,3 +58,20 @@ TEST_CASE("TxHashSet agrees with std::set under random inserts and erases", "[me
     for (const auto& u : universe) REQUIRE(set.contains(u) == (model.count(u) == 1));
   }
 }
+
+TEST_CASE("TxHashSet::clear frees a sparse array and the set works on after it", "[mempool]") {
+  TxHashSet set(42);
+  std::mt19937_64 rng(9);
+  std::vector<TxHashSet::Hash> hashes;
+  for (int i = 0; i < 4000; ++i) hashes.push_back(Make(rng(), rng()));
+  for (const auto& h : hashes) REQUIRE(set.insert(h));
+  for (int i = 0; i < 3990; ++i) REQUIRE(set.erase(hashes[i]));
+  REQUIRE(set.size() == 10);
+  set.clear();  // 10 of thousands of slots: the array goes
+  REQUIRE(set.size() == 0);
+  for (const auto& h : hashes) REQUIRE_FALSE(set.contains(h));
+  for (int i = 0; i < 100; ++i) REQUIRE(set.insert(hashes[i]));
+  for (int i = 0; i < 4000; ++i) REQUIRE(set.contains(hashes[i]) == (i < 100));
+  set.clear();  // 100 in 256 slots: kept and zeroed
+  for (int i = 0; i < 100; ++i) REQUIRE_FALSE(set.contains(hashes[i]));
+}
