@@ -72,12 +72,6 @@ TxStatus Next::operator()(Context& ctx, const Tx& tx) const {
 
 namespace {
 
-SignatureCache::Key ToKey(const std::string& digest) {
-  SignatureCache::Key key;
-  std::memcpy(key.data(), digest.data(), key.size());
-  return key;
-}
-
 // secp256k1 signs SHA-256(sign bytes): its cache key covers that digest, which the verify
 // needs anyway, instead of hashing the sign bytes a second time.
 SignatureCache::Key Secp256k1KeyOf(const PubKey& key, std::string_view digest,
@@ -91,17 +85,14 @@ SignatureCache::Key Secp256k1KeyOf(const PubKey& key, std::string_view digest,
 SignatureCache::Key SignatureCache::KeyOf(const PubKey& key, std::string_view sign_bytes,
                                           std::string_view signature) {
   if (key.type == crypto::KeyType::kSecp256k1) {
-    return Secp256k1KeyOf(key, crypto::Sha256(sign_bytes), signature);
+    const crypto::Digest32 digest = crypto::Sha256Array(sign_bytes);
+    return Secp256k1KeyOf(key, std::string_view(digest.data(), digest.size()), signature);
   }
-  std::string material;
-  material.reserve(1 + key.key.size() + sign_bytes.size() + signature.size() + 8);
-  material.push_back(key.type == crypto::KeyType::kSecp256k1 ? 's' : 'e');
-  material += key.key;
   // Length-prefix the sign bytes so (sign bytes, signature) splits are unambiguous.
-  for (int s = 56; s >= 0; s -= 8) material.push_back(static_cast<char>(sign_bytes.size() >> s));
-  material += sign_bytes;
-  material += signature;
-  return ToKey(crypto::Sha256(material));
+  char length[8];
+  for (int i = 0; i < 8; ++i) length[i] = static_cast<char>(sign_bytes.size() >> (56 - 8 * i));
+  return crypto::Sha256Concat(
+      {"e", key.key, std::string_view(length, sizeof length), sign_bytes, signature});
 }
 
 bool SignatureCache::Contains(const Key& key) const {

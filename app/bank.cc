@@ -36,9 +36,8 @@ bool IsBlockedRecipient(std::string_view address) {
 }
 
 std::string BankKeeper::BalancePrefix(std::string_view address) {
-  std::string key(kBalancePrefix);
-  key.push_back(static_cast<char>(address.size()));
-  key += address;
+  std::string key;
+  AppendBalanceKey(address, "", &key);  // a balance key without its denom
   return key;
 }
 

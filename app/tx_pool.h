@@ -148,14 +148,15 @@ class TxPool {
   static Effects EffectsOf(const mempool::EntryPtr& entry);
   std::uint64_t CommittedSequence(const std::string& address) const;
   std::uint64_t CheckSequence(const std::string& address) const;
-  // Runs the ante in `mode` on a child of the check state with each signer's account sequence
-  // set to the tx's (for parked txs and replacements); `refund` first returns a replaced tx's
-  // fee. The child keeps the writes; the signers' sequences are put back to the check state's.
   // Runs a CheckTx-mode ante that writes straight into `state` (TxRunner::AnteWrites::kDirect):
   // a child of the check state that the caller drops when the tx fails, or the check state
   // itself under a journal (store::BranchJournal) that the caller rolls back then.
   TxOutcome RunDirect(ante::ExecMode mode, const ante::Tx& tx, store::Branch& state,
                       const ante::BlockInfo& block) const;
+  // Runs the ante in check mode on `child`, a child of the check state, with each signer's
+  // account sequence set to the tx's (for parked txs and replacements); `refund` first returns
+  // a replaced tx's fee. The child keeps the writes; the signers' sequences are put back to the
+  // check state's.
   TxOutcome RunDetached(const ante::Tx& tx, const ante::BlockInfo& block, const Effects* refund,
                         store::Branch& child) const;
   // Applies a pool entry (ready, not yet applied) to the check state; on failure removes it

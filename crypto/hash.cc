@@ -37,38 +37,31 @@ using internal::Uchars;
 
 namespace {
 
-void Sha256To(std::string_view data, unsigned char* out) {
+// SHA-256 of the concatenation of `parts` into `out` (32 bytes).
+void Sha256To(std::initializer_list<std::string_view> parts, unsigned char* out) {
   SHA256_CTX c;
-  if (SHA256_Init(&c) != 1 || SHA256_Update(&c, data.data(), data.size()) != 1 ||
-      SHA256_Final(out, &c) != 1) {
-    throw std::runtime_error("SHA-256 failed");
+  if (SHA256_Init(&c) != 1) throw std::runtime_error("SHA-256 failed");
+  for (std::string_view p : parts) {
+    if (SHA256_Update(&c, p.data(), p.size()) != 1) throw std::runtime_error("SHA-256 failed");
   }
+  if (SHA256_Final(out, &c) != 1) throw std::runtime_error("SHA-256 failed");
 }
 
 }  // namespace
 
 std::string Sha256(std::string_view data) {
   std::string out(SHA256_DIGEST_LENGTH, '\0');
-  Sha256To(data, Uchars(out));
+  Sha256To({data}, Uchars(out));
   return out;
 }
 
 Digest32 Sha256Array(std::string_view data) {
-  Digest32 out;
-  Sha256To(data, reinterpret_cast<unsigned char*>(out.data()));
-  return out;
+  return Sha256Concat({data});
 }
 
 Digest32 Sha256Concat(std::initializer_list<std::string_view> parts) {
-  SHA256_CTX c;
-  if (SHA256_Init(&c) != 1) throw std::runtime_error("SHA-256 failed");
-  for (std::string_view p : parts) {
-    if (SHA256_Update(&c, p.data(), p.size()) != 1) throw std::runtime_error("SHA-256 failed");
-  }
   Digest32 out;
-  if (SHA256_Final(reinterpret_cast<unsigned char*>(out.data()), &c) != 1) {
-    throw std::runtime_error("SHA-256 failed");
-  }
+  Sha256To(parts, reinterpret_cast<unsigned char*>(out.data()));
   return out;
 }
 
