@@ -151,18 +151,45 @@ def poll(fn, timeout, what, interval=0.2, alive=None):
         time.sleep(interval)
 
 
-def free_ports(n):
-    """n distinct free TCP ports on 127.0.0.1 (all sockets held open until every port is picked)."""
-    socks = []
+def _ephemeral_low():
+    """The first port of the kernel's ephemeral range: outgoing connections take their local
+    port from there, so a port picked below it cannot be taken by one between check and bind."""
     try:
-        for _ in range(n):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def free_port_run(n, low=10000):
+    """The first of n consecutive TCP ports, all free on 127.0.0.1 and all below the kernel's
+    ephemeral range (a random start, checked by binding every port)."""
+    import random
+    high = _ephemeral_low() - n
+    if high <= low:  # an odd ip_local_port_range: fall back to the whole unprivileged range
+        high = 65536 - n
+    rng = random.Random()
+    for _ in range(200):
+        base = rng.randrange(low, high)
+        socks = []
+        try:
+            for p in range(base, base + n):
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                socks.append(s)
+                s.bind(("127.0.0.1", p))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise E2EError(f"no {n} consecutive free ports found on 127.0.0.1 in {low}..{high + n - 1}")
+
+
+def free_ports(n):
+    """n free TCP ports on 127.0.0.1 below the ephemeral range (see free_port_run)."""
+    base = free_port_run(n)
+    return list(range(base, base + n))
 
 
 def _die_with_parent():

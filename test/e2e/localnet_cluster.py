@@ -22,28 +22,12 @@ from harness import check, log
 from test_localnet import NODES, PORTS_PER_NODE, alive, dump_logs, free_port_base, localnet, pids
 
 
-def base_below_ephemeral():
-    """A free base (test_localnet.free_port_base) whose ports all lie below the kernel's
-    ephemeral range, so that no outgoing connection on this busy machine (the load generator's,
-    another test's) can take one of them between the check and CometBFT's bind."""
-    try:
-        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-            low = int(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        low = 32768
-    for _ in range(200):
-        base = free_port_base()
-        if base + NODES * PORTS_PER_NODE <= low:
-            return base
-    return free_port_base()
-
-
 class LocalnetCluster:
     def __init__(self, name):
         self.name = name
         self.tmp = tempfile.mkdtemp(prefix=f"kairos-e2e-localnet-{name}-")
         self.dir = os.path.join(self.tmp, "net")
-        self.base = base_below_ephemeral()
+        self.base = free_port_base()
         self.env = dict(os.environ, KAIROS_LOCALNET_DIR=self.dir,
                         KAIROS_LOCALNET_PORT=str(self.base), KAIROSD=harness.KAIROSD,
                         COMETBFT=harness.COMETBFT,
