@@ -5,7 +5,7 @@
 // unordered tx and for the tx of a lone sender, then a Node (a counted reference to its Sender
 // record, or null), then the Entry (with its reference count; the pool holds one reference while
 // the tx is in it), then the tx bytes, then for a lone sender's tx its address (and, TTL on, its
-// expiry handle). EntryPtr is an intrusive reference-counted handle to the Entry. A sender with
+// link to the previous node of the lone list). EntryPtr is an intrusive reference-counted handle to the Entry. A sender with
 // one tx that arrived ready is "lone": it has no Sender record, the `senders` index points at its
 // node, and its base is implied by the tx. A second tx gives it a record (Split), which copies
 // the address and takes the first tx over; the record is reference counted (the pool's sender
@@ -28,9 +28,13 @@
 //              out so that the eight children of an item share two adjacent cache lines;
 //              positions and owners are dense arrays indexed by handle, so a sift touches only
 //              those arrays, never a node. What may be evicted is the frontier and `singles`;
-//   expiry     (only when a TTL is configured) 8-ary min-heap of the senders (records and lone
-//              nodes) by the arrival of their oldest tx: the globally oldest tx is the top
-//              sender's oldest, so expired txs come out in arrival order.
+//   expiry     (only when a TTL is configured) 8-ary min-heap of the sender records by the
+//              arrival of their oldest tx;
+//   lone list  (only when a TTL is configured) the lone senders' nodes in arrival order, doubly
+//              linked: next in the node's word (tagged), prev after the address. A lone tx is
+//              the newest in the pool when it arrives, so it is appended; it leaves in O(1).
+//              The globally oldest tx is the older of the list's first and the heap top's
+//              oldest, so expired txs come out in arrival order.
 #include "mempool/priority_mempool.h"
 
 #include <algorithm>
@@ -66,7 +70,7 @@ using TreeHook = bi::set_member_hook<bi::optimize_size<true>>;
 
 // A tx's bookkeeping. One allocation holds, in this order: a SingleLink (unordered txs, and the
 // tx of a lone sender), the Node, its Entry, the tx bytes (Entry::tail), and for the tx of a lone
-// sender its address and (TTL on) its expiry handle. The Entry's reference count includes one for
+// sender its address and (TTL on) its lone-list link to the previous node. The Entry's reference count includes one for
 // the pool while it holds the node; the last EntryPtr frees the allocation (detail::DestroyEntry).
 //
 // A lone sender is a sender with one tx, made when its first tx arrived ready (an ordered tx at
@@ -75,8 +79,23 @@ using TreeHook = bi::set_member_hook<bi::optimize_size<true>>;
 // unordered one). A second tx (or a base that must be remembered) makes a Sender record for it
 // (Split); a sender never goes back to lone: the record lives until its last tx leaves.
 struct Node {
-  // A counted reference to the sender's record; null while the node is its lone sender's.
-  Sender* sender = nullptr;
+  // The sender's record (a counted reference), or null while the node is its lone sender's.
+  Sender* record() const {
+    const std::uintptr_t w = word_.load(std::memory_order_relaxed);
+    return (w & 1) != 0 ? nullptr : reinterpret_cast<Sender*>(w);
+  }
+  void set_record(Sender* s) {
+    word_.store(reinterpret_cast<std::uintptr_t>(s), std::memory_order_relaxed);
+  }
+  // TTL on, a lone sender's node in the pool: the next newer lone node in arrival order, or null
+  // (the lone list, State::lone_oldest; the word is tagged with its low bit, so record() is
+  // null).
+  Node* next_lone() const {
+    return reinterpret_cast<Node*>(word_.load(std::memory_order_relaxed) & ~std::uintptr_t{1});
+  }
+  void set_next_lone(Node* n) {
+    word_.store(reinterpret_cast<std::uintptr_t>(n) | 1, std::memory_order_relaxed);
+  }
 
   Entry& entry() { return *reinterpret_cast<Entry*>(reinterpret_cast<char*>(this) + sizeof(Node)); }
   const Entry& entry() const {
@@ -84,8 +103,14 @@ struct Node {
   }
   const EntryTx& tx() const { return entry().tx; }
   bool ordered() const { return !entry().tx.unordered; }
-  bool lone() const { return sender == nullptr; }
+  bool lone() const { return record() == nullptr; }
+
+ private:
+  // A Sender* (8-byte aligned), or a tagged next_lone link. Atomic because tx.sender() reads
+  // it without the pool's mutex (from an EntryPtr held outside) while the pool may change it.
+  std::atomic<std::uintptr_t> word_{0};
 };
+static_assert(sizeof(Node) == sizeof(void*));
 static_assert(sizeof(Node) % alignof(Entry) == 0);
 
 // A member of `heads`, in the Sender record: the hook and the sender's first ready ordered tx.
@@ -263,12 +288,12 @@ struct NodeAccess {
                 "height, time 24; refs 4; the bytes then start in the 4 bytes of tail padding");
 
   // `sender`: the record (null for a lone sender's tx: the address is then stored inline, and
-  // with `ttl` room for its expiry handle). An unordered tx and a lone sender's tx get a
-  // SingleLink in front.
+  // with `ttl` room for its lone-list link to the previous node). An unordered tx and a lone
+  // sender's tx get a SingleLink in front.
   static Node* Make(const TxInfo& tx, Sender* sender, bool ttl) {
     const bool lone = sender == nullptr;
     Node* node = Allocate(tx.unordered || lone, tx.bytes.size() + (lone ? tx.sender.size() : 0) +
-                                                    (lone && ttl ? sizeof(std::uint32_t) : 0));
+                                                    (lone && ttl ? sizeof(Node*) : 0));
     Entry& e = node->entry();
     CopyTx(tx, static_cast<std::uint32_t>(tx.bytes.size()), e);
     // The fields are set: only now write the tail, which overlaps the struct's padding.
@@ -280,11 +305,11 @@ struct NodeAccess {
     } else {
       RefSender(sender);
     }
-    node->sender = sender;
+    node->set_record(sender);
     return node;
   }
   // The copy of a lone sender's tx that a Sender record took over: the same entry without the
-  // link, address and expiry handle. REQUIRES: `n` is ordered and only the pool holds it.
+  // link, address and expiry link. REQUIRES: `n` is ordered and only the pool holds it.
   static Node* Compact(const Node* n, Sender* sender) {
     const Entry& from = n->entry();
     Node* node = Allocate(false, from.tx.bytes_len_);
@@ -295,7 +320,7 @@ struct NodeAccess {
     e.arrival_time = from.arrival_time;
     std::memcpy(reinterpret_cast<char*>(&e) + kTailOffset, from.tail(), from.tx.bytes_len_);
     RefSender(sender);
-    node->sender = sender;
+    node->set_record(sender);
     return node;
   }
   // One allocation: a SingleLink when `link`, the Node, the Entry, and `tail` bytes after the
@@ -331,8 +356,8 @@ struct NodeAccess {
     const EntryTx& t = n->tx();
     return {n->entry().tail() + t.bytes_len_, t.inline_key_len_};
   }
-  // A lone sender's handle in the expiry heap, after its address (TTL on only).
-  static char* ExpirySlot(Node* n) {
+  // A lone sender's link to the previous (older) node of the lone list, after its address (TTL on only; unaligned: read and written with memcpy).
+  static char* PrevLoneSlot(Node* n) {
     const EntryTx& t = n->tx();
     return const_cast<char*>(n->entry().tail()) + t.bytes_len_ + t.inline_key_len_;
   }
@@ -348,7 +373,7 @@ struct NodeAccess {
   }
   static void Destroy(const Entry* e) {
     Node* n = NodeOf(e);
-    Sender* s = n->sender;
+    Sender* s = n->record();
     void* mem = n;
     if (Linked(*e)) {
       SingleLink& link = LinkOf(n);
@@ -367,7 +392,8 @@ void DestroyEntry(const Entry* e) { NodeAccess::Destroy(e); }
 
 std::string_view EntryTx::sender() const {
   const Node* n = detail::NodeAccess::NodeOf(reinterpret_cast<const Entry*>(this));
-  return n->sender != nullptr ? n->sender->key() : detail::NodeAccess::InlineKey(n);
+  const Sender* s = n->record();
+  return s != nullptr ? s->key() : detail::NodeAccess::InlineKey(n);
 }
 
 namespace {
@@ -417,7 +443,7 @@ struct EvictsFirst {
   bool operator()(const ReapKey& a, const ReapKey& b) const { return Before(b, a); }
 };
 
-// What the `senders` index and the expiry heap hold for a sender: its Sender record, or for a
+// What the `senders` index holds for a sender: its Sender record, or for a
 // lone sender its node, tagged with the low bit (both are 8-byte aligned).
 struct SenderSlot;
 SenderSlot* SlotOf(Sender* s) { return reinterpret_cast<SenderSlot*>(s); }
@@ -431,7 +457,7 @@ struct SenderRef {
   explicit operator bool() const { return rec != nullptr || lone != nullptr; }
   std::size_t count() const { return rec != nullptr ? rec->count() : lone != nullptr ? 1 : 0; }
   // Whether `n` is one of this sender's txs.
-  bool Has(const Node* n) const { return rec != nullptr ? n->sender == rec : n == lone; }
+  bool Has(const Node* n) const { return rec != nullptr ? n->record() == rec : n == lone; }
 };
 SenderRef RefOf(const SenderSlot* p) {
   const auto v = reinterpret_cast<std::uintptr_t>(p);
@@ -440,7 +466,7 @@ SenderRef RefOf(const SenderSlot* p) {
 }
 
 using FrontierHeap = IndexedHeap<ReapKey, Node, EvictsFirst>;
-using ExpiryHeap = IndexedHeap<std::uint64_t, SenderSlot, std::less<std::uint64_t>>;
+using ExpiryHeap = IndexedHeap<std::uint64_t, Sender, std::less<std::uint64_t>>;
 
 std::uint64_t Load64(const std::uint8_t* p) {
   std::uint64_t v;
@@ -617,6 +643,11 @@ struct PriorityMempool::State {
   SingleSet singles;
   FrontierHeap frontier;
   ExpiryHeap expiry;
+  // TTL on: the lone senders' nodes in arrival order, oldest first, as a doubly linked list
+  // (next in the node's word, prev after its address): a lone tx is always the newest when it
+  // arrives, so it is appended, and it leaves in O(1).
+  Node* lone_oldest = nullptr;
+  Node* lone_newest = nullptr;
   RecentRemovals recent;
   std::size_t bytes = 0;
   std::size_t size = 0;
@@ -634,14 +665,39 @@ struct PriorityMempool::State {
     return p != nullptr ? RefOf(p) : SenderRef{};
   }
 
-  // A lone sender's handle in `expiry` (TTL on only).
-  static std::uint32_t LoneExpiry(Node* n) {
-    std::uint32_t h;
-    std::memcpy(&h, NodeAccess::ExpirySlot(n), sizeof h);
-    return h;
+  // The lone list (TTL on only).
+  static Node* PrevLone(Node* n) {
+    Node* p;
+    std::memcpy(&p, NodeAccess::PrevLoneSlot(n), sizeof p);
+    return p;
   }
-  static void SetLoneExpiry(Node* n, std::uint32_t h) {
-    std::memcpy(NodeAccess::ExpirySlot(n), &h, sizeof h);
+  static void SetPrevLone(Node* n, Node* p) { std::memcpy(NodeAccess::PrevLoneSlot(n), &p, sizeof p); }
+  // Appends `n`, the newest tx in the pool, a lone sender's.
+  void LinkLone(Node* n) {
+    SetPrevLone(n, lone_newest);
+    n->set_next_lone(nullptr);
+    if (lone_newest != nullptr) {
+      lone_newest->set_next_lone(n);
+    } else {
+      lone_oldest = n;
+    }
+    lone_newest = n;
+  }
+  // Takes `n` out; its word is null again (a lone node with no record).
+  void UnlinkLone(Node* n) {
+    Node* prev = PrevLone(n);
+    Node* next = n->next_lone();
+    if (prev != nullptr) {
+      prev->set_next_lone(next);
+    } else {
+      lone_oldest = next;
+    }
+    if (next != nullptr) {
+      SetPrevLone(next, prev);
+    } else {
+      lone_newest = prev;
+    }
+    n->set_record(nullptr);
   }
 
   Sender* MakeRecord(std::string_view key) {
@@ -650,22 +706,22 @@ struct PriorityMempool::State {
     return s;
   }
 
-  // Gives the lone sender of `l` a record, which takes over its places in `senders` and `expiry`,
-  // and its tx: an unordered one stays in `singles`; an ordered one becomes the record's first,
-  // in `heads` and `frontier`, as a compact copy (no link, no address) when only the pool holds
-  // it. O(log n).
+  // Gives the lone sender of `l` a record, which takes over its place in `senders` and, TTL on,
+  // goes into `expiry` (the tx leaves the lone list), and its tx: an unordered one stays in
+  // `singles`; an ordered one becomes the record's first, in `heads` and `frontier`, as a
+  // compact copy (no link, no address) when only the pool holds it. O(log n).
   Sender* Split(Node* l) {
     const std::string_view key = NodeAccess::InlineKey(l);
     Sender* s = MakeSender(key);
     s->base = l->ordered() ? l->tx().nonce : 0;
     senders.Replace(SlotOf(s));
     if (ttl_on) {
-      s->expiry = LoneExpiry(l);
-      expiry.Replace(s->expiry, SlotOf(s), expiry.KeyOf(s->expiry));
+      UnlinkLone(l);
+      s->expiry = expiry.Push(s, l->entry().arrival);
     }
     if (!l->ordered()) {
       RefSender(s);
-      l->sender = s;
+      l->set_record(s);
       s->txs.PushUnordered(l);
       return s;
     }
@@ -679,7 +735,7 @@ struct PriorityMempool::State {
       EntryPtr old = NodeAccess::Adopt(l);  // frees it
     } else {
       RefSender(s);
-      l->sender = s;
+      l->set_record(s);
     }
     s->txs.InsertOrdered(0, n);
     s->ready = 1;
@@ -744,10 +800,10 @@ struct PriorityMempool::State {
   // Takes `n` out of every index; its EntryPtr goes to `out`. A lone sender leaves with its tx;
   // an empty record stays in place (the caller calls DropIfEmpty when it no longer needs it).
   void RemoveNode(Node* n, RemoveReason reason, Removed& out) {
-    Sender* s = n->sender;
+    Sender* s = n->record();
     if (s == nullptr) {
       singles.erase(singles.iterator_to(LinkOf(n)));
-      if (ttl_on) expiry.Erase(LoneExpiry(n));
+      if (ttl_on) UnlinkLone(n);
       senders.Erase(NodeAccess::InlineKey(n));
     } else if (n->ordered()) {
       parked -= s->parked();
@@ -764,7 +820,7 @@ struct PriorityMempool::State {
       if (s->count() == 0) {  // it was the sender's oldest
         expiry.Erase(std::exchange(s->expiry, kNoHandle));
       } else {
-        expiry.Replace(s->expiry, SlotOf(s), OldestArrival(*s));
+        expiry.Replace(s->expiry, s, OldestArrival(*s));
       }
     }
     by_hash.Erase(n->tx().hash);
@@ -812,17 +868,20 @@ struct PriorityMempool::State {
     const std::int64_t ttl_nanos = config.ttl_nanos;
     if (!ttl_on) return;
     // Arrival order is also height and time order (Insert clamps both), so the expired entries
-    // are the oldest ones; the top of `expiry` is the sender of the oldest tx.
-    while (!expiry.empty()) {
-      const SenderRef s = RefOf(expiry.OwnerAt(0));
-      Node* n = s.lone;
-      if (s.rec != nullptr) {
+    // are the oldest ones: the oldest tx is the oldest lone sender's or the top record's oldest.
+    for (;;) {
+      Node* n = lone_oldest;
+      Sender* rec = nullptr;
+      if (!expiry.empty() && (n == nullptr || expiry.KeyAt(0) < n->entry().arrival)) {
+        rec = expiry.OwnerAt(0);
         const std::uint64_t oldest = expiry.KeyAt(0);
-        for (Node* o : s.rec->ordered()) {
+        n = nullptr;
+        for (Node* o : rec->ordered()) {
           if (o->entry().arrival == oldest) n = o;
         }
-        if (n == nullptr) n = s.rec->unordered().front();
+        if (n == nullptr) n = rec->unordered().front();
       }
+      if (n == nullptr) break;
       RemoveReason reason;
       if (ttl_blocks > 0 && Exceeds(height, n->entry().arrival_height, ttl_blocks)) {
         reason = RemoveReason::kExpiredBlocks;
@@ -832,7 +891,7 @@ struct PriorityMempool::State {
         break;
       }
       RemoveNode(n, reason, out);
-      DropIfEmpty(s.rec);
+      DropIfEmpty(rec);
     }
   }
   // --- eviction planning ---
@@ -893,7 +952,7 @@ struct PriorityMempool::State {
         expand = kNotReady;
       }
       if (pred_of != nullptr) {
-        Node* pred = pred_of->sender->ordered()[pred_index];
+        Node* pred = pred_of->record()->ordered()[pred_index];
         preds.push_back({KeyOf(*pred), pred, pred_index});
         std::push_heap(preds.begin(), preds.end(), cand_later);
         pred_of = nullptr;
@@ -923,7 +982,7 @@ struct PriorityMempool::State {
         positions.pop_back();
         expand = pos;
         Node* n = frontier.OwnerAt(pos);
-        c = {first, n, n->sender->ordered().size() - 1};
+        c = {first, n, n->record()->ordered().size() - 1};
       } else if (from == From::kPred) {
         std::pop_heap(preds.begin(), preds.end(), cand_later);
         c = preds.back();
@@ -947,7 +1006,7 @@ struct PriorityMempool::State {
         pred_of = n;
         pred_index = c.index - 1;
         // It becomes the sender's tail when `n` goes: its key is read then.
-        __builtin_prefetch(n->sender->ordered()[pred_index]);
+        __builtin_prefetch(n->record()->ordered()[pred_index]);
       }
     }
     const bool enough = freed_count >= free_count && freed_bytes >= free_bytes;
@@ -995,7 +1054,7 @@ struct PriorityMempool::State {
     }
     // Under the pool's mutex. REQUIRES: `n` is ordered.
     ReapSender* StateOf(Node* n) {
-      if (Sender* s = n->sender) {
+      if (Sender* s = n->record()) {
         auto [it, fresh] = by_record.try_emplace(s, nullptr);
         if (fresh) {
           RefSender(s);
@@ -1028,7 +1087,7 @@ struct PriorityMempool::State {
       while (!cur.heap.empty()) {
         const Candidate& top = cur.heap.front();
         if (!top.rs->dead && InPool(top.node, std::memory_order_relaxed) &&
-            top.node->sender->ReadyIndex(*top.node) != kNotReady) {
+            top.node->record()->ReadyIndex(*top.node) != kNotReady) {
           break;
         }
         top.rs->dead = true;
@@ -1064,7 +1123,7 @@ struct PriorityMempool::State {
         if (rs->dead || (rs->any && c.node->tx().nonce <= rs->last_nonce)) continue;
         rs->any = true;
         rs->last_nonce = c.node->tx().nonce;
-        if (const Sender* s = c.node->sender) {  // a lone sender's tx has no successor
+        if (const Sender* s = c.node->record()) {  // a lone sender's tx has no successor
           const std::size_t i = s->ReadyIndex(*c.node);
           if (i != kNotReady && i + 1 < s->ready) {
             Node* next = s->ordered()[i + 1];
@@ -1128,7 +1187,7 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
     likely_victim = single_victim;
   }
   if (likely_victim != nullptr) {
-    if (likely_victim->sender != nullptr) __builtin_prefetch(likely_victim->sender);
+    if (likely_victim->record() != nullptr) __builtin_prefetch(likely_victim->record());
     st.by_hash.Prefetch(likely_victim->tx().hash);
   }
   if (sender.rec != nullptr && sender.rec->tail_handle != kNoHandle) {
@@ -1160,7 +1219,7 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   auto collect_promoted = [&](Sender* s) {
     if (s == nullptr) return;
     for (Node* n : parked_before) {
-      if (InPool(n, std::memory_order_relaxed) && n->sender == s &&
+      if (InPool(n, std::memory_order_relaxed) && n->record() == s &&
           s->ReadyIndex(*n) != kNotReady) {
         r.promoted.push_back(Share(n));
       }
@@ -1240,7 +1299,7 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   const std::size_t stale_count = removed.size();
   if (replaced != nullptr) st.RemoveNode(replaced, RemoveReason::kReplaced, removed);
   for (Node* victim : plan.victims) {
-    Sender* vs = victim->sender;
+    Sender* vs = victim->record();
     st.RemoveNode(victim, RemoveReason::kEvicted, removed);
     st.DropIfEmpty(vs);  // may be the new tx's sender when it had only unordered txs
   }
@@ -1277,13 +1336,11 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   if (rec == nullptr) {
     st.senders.Insert(LoneSlotOf(node));
     st.singles.insert(LinkOf(node));
-    if (st.ttl_on) {
-      State::SetLoneExpiry(node, st.expiry.Push(LoneSlotOf(node), node->entry().arrival));
-    }
+    if (st.ttl_on) st.LinkLone(node);
   } else {
     // The newest tx: it is the sender's oldest only when the sender had none.
     if (st.ttl_on && rec->expiry == kNoHandle) {
-      rec->expiry = st.expiry.Push(SlotOf(rec), node->entry().arrival);
+      rec->expiry = st.expiry.Push(rec, node->entry().arrival);
     }
     if (ordered) {
       Sender& s = *rec;
@@ -1326,8 +1383,8 @@ bool PriorityMempool::IsParked(const Hash& hash) const {
   std::lock_guard<std::mutex> lock(mu_);
   const Node* n = state_->by_hash.Find(hash);
   // A lone sender's tx is always ready.
-  return n != nullptr && n->ordered() && n->sender != nullptr &&
-         n->sender->ReadyIndex(*n) == kNotReady;
+  return n != nullptr && n->ordered() && n->record() != nullptr &&
+         n->record()->ReadyIndex(*n) == kNotReady;
 }
 
 bool PriorityMempool::Remove(const Hash& hash, RemoveReason reason) {
@@ -1335,7 +1392,7 @@ bool PriorityMempool::Remove(const Hash& hash, RemoveReason reason) {
   std::lock_guard<std::mutex> lock(mu_);
   Node* n = state_->by_hash.Find(hash);
   if (n == nullptr) return false;
-  Sender* s = n->sender;
+  Sender* s = n->record();
   state_->RemoveNode(n, reason, removed);
   state_->DropIfEmpty(s);
   return true;
@@ -1349,7 +1406,7 @@ std::vector<std::pair<EntryPtr, RemoveReason>> PriorityMempool::Update(
   State& st = *state_;
   for (const Hash& h : included) {
     if (Node* n = st.by_hash.Find(h)) {
-      Sender* s = n->sender;
+      Sender* s = n->record();
       st.RemoveNode(n, RemoveReason::kIncluded, out);
       st.DropIfEmpty(s);
     }

@@ -566,6 +566,54 @@ TEST_CASE("mempool: expiry follows arrival, not nonce", "[mempool]") {
   CHECK(ReapAll(pool) == std::vector<std::string>{"a/0"});
 }
 
+// With a TTL, lone senders' txs sit in a linked list in arrival order and records in a heap; the
+// expiries interleave them exactly by arrival, and a lone tx leaving from the list's middle, its
+// end or its start (the next arrival then appends to the right end) leaves no trace.
+TEST_CASE("mempool: TTL expiry interleaves lone senders and records by arrival", "[mempool]") {
+  Config c;
+  c.ttl_blocks = 1;  // expired at height h when h - arrival height > 1
+  PriorityMempool pool(c);
+  auto insert = [&](TxInfo t, std::int64_t height) {
+    const Hash h = t.hash;
+    REQUIRE(pool.Insert(std::move(t), 0, height, 0).ok);
+    return h;
+  };
+  insert(Tx("l1", 0, 1), 1);
+  insert(Tx("r", 0, 1), 2);  // lone until its second tx
+  insert(Tx("l2", 0, 1), 3);
+  const Hash l3 = insert(Tx("l3", 0, 1), 4);
+  insert(Tx("r", 1, 1), 5);  // r gets a record; r/0 leaves the list for the heap
+  insert(Tx("l4", 0, 1), 6);
+  const Hash u5 = insert(Unordered("l5", 99, 1), 7);
+  REQUIRE(pool.Remove(l3, RemoveReason::kRecheckFailed));  // the list's middle
+  REQUIRE(pool.Remove(u5, RemoveReason::kIncluded));       // its end
+  insert(Tx("l6", 0, 1), 8);
+  auto expired = [&](std::int64_t height) {
+    std::vector<std::string> out;
+    for (const auto& [e, reason] : pool.PurgeExpired(height, 0)) {
+      CHECK(reason == RemoveReason::kExpiredBlocks);
+      out.push_back(std::string(e->tx.sender()) + "/" + std::to_string(e->tx.nonce));
+    }
+    return out;
+  };
+  using V = std::vector<std::string>;
+  CHECK(expired(3) == V{"l1/0"});  // the list's start
+  CHECK(expired(4) == V{"r/0"});   // the heap's top
+  CHECK(expired(5) == V{"l2/0"});
+  CHECK(expired(6).empty());       // l3 was removed
+  CHECK(expired(7) == V{"r/1"});
+  CHECK(expired(8) == V{"l4/0"});
+  CHECK(expired(9).empty());  // the unordered tx was removed
+  CHECK(expired(10) == V{"l6/0"});
+  CHECK(pool.stats().size == 0);
+  // Empty again: a new lone tx is the list's only node.
+  insert(Tx("l7", 0, 1), 10);
+  insert(Tx("l8", 0, 1), 11);
+  CHECK(expired(12) == V{"l7/0"});
+  CHECK(expired(13) == V{"l8/0"});
+  CHECK(pool.stats().senders == 0);
+}
+
 TEST_CASE("mempool: RemovalReasonOf remembers a bounded number of removals", "[mempool]") {
   Config c;
   c.recent_removals = 2;
