@@ -10,7 +10,7 @@
 // Workload: senders with --nonces txs each (sent round by round, so every tx is ready), ~250-byte
 // txs (200..300), priorities uniform in [1, 1e6], random 32-byte hashes.
 //   mempool_bench [--sizes 10000,100000] [--samples 10000] [--reap 10000] [--nonces 4]
-//                 [--baseline-evictions N] [--ttl 0|1] [--baseline 0|1]
+//                 [--baseline-evictions N] [--ttl 0|1] [--baseline 0|1] [--cold N]
 // --ttl 1 configures a TTL that never fires (the pool then keeps its expiry index); --baseline 0
 // skips the CometBFT v1 algorithm (its 1M eviction run takes most of the time).
 // Memory is malloc's in-use bytes (mallinfo2: uordblks + hblkhd, so malloc's chunk headers and
@@ -19,6 +19,14 @@
 // Work: the pool's WorkCounters (heap levels moved, heap and tree comparisons, hash-index slots
 // probed, frontier entries examined) per insert that evicted, in the full-pool run: steps that do
 // not depend on caches, to set beside the time, which does.
+// Memory latency: the pool grows from a few MB (in the 32 MB L3) at 10k to ~400 MB at 1M, so every
+// step of an operation turns from a cache hit into a DRAM miss and all times grow with n for that
+// reason alone. Two controls, in the same full pool: a lookup of one random resident tx (Find:
+// a hash-index probe and the entry's reference count, the least any operation on a tx touches),
+// warm, and with the caches flushed before each sample (64 MB streamed) together with an evicting
+// insert flushed the same way (--cold N samples each, default 1000; 0 = off). Flushed, every size
+// pays DRAM for every step, so the cold eviction time compares the number of memory steps across
+// sizes, which is what O(log n) is about.
 #include <malloc.h>
 
 #include <algorithm>
@@ -47,6 +55,7 @@ struct Args {
   std::size_t reap = 10'000;
   std::size_t nonces = 4;
   std::size_t baseline_evictions = 0;  // 0: as many as fit in about a second
+  std::size_t cold = 1000;  // flushed-cache samples per measure; 0 = off
   bool ttl = false;
   bool baseline = true;
 };
@@ -73,6 +82,8 @@ Args Parse(int argc, char** argv) {
       a.ttl = std::strtoull(v, nullptr, 10) != 0;
     } else if (k == "--baseline") {
       a.baseline = std::strtoull(v, nullptr, 10) != 0;
+    } else if (k == "--cold") {
+      a.cold = std::strtoull(v, nullptr, 10);
     } else if (k == "--baseline-evictions") {
       a.baseline_evictions = std::strtoull(v, nullptr, 10);
     } else {
@@ -94,6 +105,17 @@ double Percentile(std::vector<double> v, double p) {
 std::size_t MallocInUse() {
   const struct mallinfo2 mi = mallinfo2();
   return mi.uordblks + mi.hblkhd;
+}
+
+// Evicts the pool from every cache level: streams a buffer twice the L3 (32 MB here; 64 MB
+// is also larger than any L3 of a 2-core cloud machine we run on).
+volatile std::uint64_t g_flush_sink;  // keeps the flush's reads
+
+void FlushCaches() {
+  static std::vector<std::uint64_t> buffer((64u << 20) / sizeof(std::uint64_t), 1);
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < buffer.size(); i += 8) sum += buffer[i]++;  // one word per line
+  g_flush_sink = sum;
 }
 
 // The workload: tx i belongs to sender (i % senders) with nonce (i / senders), so each round of
@@ -233,6 +255,9 @@ struct Figures {
   double reap_min_ms = 0;  // the fastest round: on a loaded machine the median includes preemption
   double bytes_per_tx = 0;
   std::size_t evictions = 0;
+  double lookup_p50 = 0;                      // Find of a random resident tx, warm, µs
+  double cold_lookup_p50 = 0, cold_evict_p50 = 0;  // the same and an evicting insert, flushed
+  std::size_t cold_evictions = 0;
   std::size_t victims = 0;  // txs evicted by those inserts
   WorkCounters work;        // summed over the inserts that evicted
 };
@@ -337,6 +362,35 @@ Figures MeasureKairos(const Args& a, std::size_t n) {
     f.evict_p50 = Percentile(times, 0.5);
     f.evict_p99 = Percentile(times, 0.99);
     f.evictions = times.size();
+
+    // The memory-latency controls (file comment), in the same full pool.
+    std::mt19937_64 rng(n);
+    std::vector<Hash> resident;
+    for (std::size_t j = 0; j < 10'000; ++j) resident.push_back(w.Tx(rng() % n).hash);
+    std::vector<double> lookups;
+    auto time_lookup = [&](const Hash& h) {
+      const auto t0 = Clock::now();
+      const bool found = pool.Find(h) != nullptr;
+      const auto t1 = Clock::now();
+      if (found) lookups.push_back(Micros(t1 - t0));  // an evicted one is not a resident tx
+    };
+    for (const Hash& h : resident) time_lookup(h);
+    f.lookup_p50 = Percentile(lookups, 0.5);
+    lookups.clear();
+    std::vector<double> cold;
+    for (std::size_t j = 0; j < a.cold; ++j) {
+      FlushCaches();
+      time_lookup(resident[j % resident.size()]);
+      TxInfo t = w.Tx(n + a.samples + j, 500'000);
+      FlushCaches();
+      const auto t0 = Clock::now();
+      const InsertResult r = pool.Insert(std::move(t), 0, 1, 1);
+      const auto t1 = Clock::now();
+      if (r.ok && !r.evicted.empty()) cold.push_back(Micros(t1 - t0));
+    }
+    f.cold_lookup_p50 = Percentile(lookups, 0.5);
+    f.cold_evict_p50 = Percentile(cold, 0.5);
+    f.cold_evictions = cold.size();
   }
   return f;
 }
@@ -407,6 +461,15 @@ int main(int argc, char** argv) {
                 "| %.2f / %.2f (%zu) | %.1f / %.1f (%zu) | %s | flat 10k→1M |\n",
                 n, k.evict_p50, k.evict_p99, k.evictions, b.evict_p50, b.evict_p99, b.evictions,
                 Ratio(k.evict_p50, b.evict_p50).c_str());
+    if (a.cold != 0) {
+      std::printf("| %zu | control: lookup of a resident tx p50, µs: warm; caches flushed | %.3f; "
+                  "%.3f | | | |\n",
+                  n, k.lookup_p50, k.cold_lookup_p50);
+      std::printf("| %zu | insert into the full pool, evicting, caches flushed, p50 µs (samples); "
+                  "in flushed lookups | %.2f (%zu); %.1f | | | O(log n) |\n",
+                  n, k.cold_evict_p50, k.cold_evictions,
+                  k.cold_lookup_p50 > 0 ? k.cold_evict_p50 / k.cold_lookup_p50 : 0.0);
+    }
     std::printf("| %zu | reap %zu txs, ms: median (fastest) of 11; baseline 3 at 1M | %.3f (%.3f) "
                 "| %.2f (%.2f) | %s | %s |\n",
                 n, a.reap, k.reap_ms, k.reap_min_ms, b.reap_ms, b.reap_min_ms,
