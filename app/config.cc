@@ -359,8 +359,9 @@ std::string DefaultConfigToml() {
         "min_gas_prices = \""
      << d.min_gas_prices
      << "\"\n"
-        "# Threads that verify a block's signatures in parallel before it runs (the results\n"
-        "# are combined in block order, so the outcome does not depend on this).\n"
+        "# Threads that verify a block's signatures: the executor and signature_threads - 1\n"
+        "# helpers that work from the back of the block while its txs run (a verified signature\n"
+        "# only fills a cache, so the outcome does not depend on this).\n"
         "signature_threads = "
      << d.signature_threads
      << "\n"

@@ -683,43 +683,27 @@ pb::ResponseVerifyVoteExtension KairosApp::VerifyVoteExtension(
   return res;
 }
 
-void KairosApp::PreVerifySignatures(const std::vector<const ante::Tx*>& txs) const {
+void KairosApp::ListBlockSignatures(
+    const std::vector<std::variant<ante::Tx, TxError>>& decoded,
+    BlockSignatureCheck* check) const {
   // Jobs: (pubkey, sign bytes, signature) from the committed state. A signer whose account or
-  // key is new in this block is simply left to the sequential run.
-  struct Job {
-    ante::PubKey key;
-    std::string sign_bytes;
-    const std::string* signature;
-  };
-  std::vector<Job> jobs;
-  for (const ante::Tx* tx : txs) {
+  // key is new in this block is left to the ante, which verifies it in block order.
+  for (const auto& d : decoded) {
+    check->AddTx();
+    const auto* tx = std::get_if<ante::Tx>(&d);
+    if (tx == nullptr) continue;
     for (std::size_t i = 0; i < tx->signers.size() && i < tx->signatures.size(); ++i) {
       auto acc = auth_.ReadAccount(*store_, tx->signers[i]);
       if (!acc.ok() || !*acc) continue;
       std::optional<ante::PubKey> key = (*acc)->pub_key;
       if (!key && i < tx->signer_infos.size()) key = tx->signer_infos[i].public_key;
       if (!key) continue;
-      std::string sign_bytes = ante::SignDocBytes(tx->body_bytes, tx->auth_info_bytes, chain_id_,
-                                                  (*acc)->account_number);
-      if (signature_cache_.Contains(
-              ante::SignatureCache::KeyOf(*key, sign_bytes, tx->signatures[i]))) {
-        continue;
-      }
-      jobs.push_back({*key, std::move(sign_bytes), &tx->signatures[i]});
+      check->Add({*key,
+                  ante::SignDocBytes(tx->body_bytes, tx->auth_info_bytes, chain_id_,
+                                     (*acc)->account_number),
+                  &tx->signatures[i]});
     }
   }
-  if (jobs.empty()) return;
-  const std::size_t threads = std::min<std::size_t>(options_.signature_threads, jobs.size() / 64 + 1);
-  const auto work = [&](std::size_t from, std::size_t step) {
-    for (std::size_t j = from; j < jobs.size(); j += step) {
-      (void)ante::VerifyTxSignature(jobs[j].key, jobs[j].sign_bytes, *jobs[j].signature,
-                                    &signature_cache_);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
-  work(0, threads);
-  for (std::thread& t : pool) t.join();
 }
 
 pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBlock& req) {
@@ -745,23 +729,29 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
 
   std::vector<std::variant<ante::Tx, TxError>> decoded;
   decoded.reserve(static_cast<std::size_t>(req.txs_size()));
-  std::vector<const ante::Tx*> valid;
+  std::size_t valid = 0;
   staged_hashes_.clear();
   staged_senders_.clear();
   for (const std::string& raw : req.txs()) {
     decoded.push_back(DecodeTx(raw));
     if (auto* tx = std::get_if<ante::Tx>(&decoded.back())) {
-      valid.push_back(tx);
+      ++valid;
       staged_hashes_.push_back(tx->hash);
       if (!tx->signers.empty()) staged_senders_.push_back(tx->signers.front());
     }
   }
-  PreVerifySignatures(valid);
+  // Helper threads verify the signatures from the back of the block while the txs run from
+  // the front (app/block_signatures.h). A small block is not worth a thread.
+  const std::size_t helpers = valid >= 64 ? options_.signature_threads - 1 : 0;
+  BlockSignatureCheck signatures(&signature_cache_, helpers);
+  if (helpers > 0) ListBlockSignatures(decoded, &signatures);
+  signatures.Start();
 
   const ante::BlockInfo info{chain_id_, height, block_time, max_block_gas_};
   pb::ResponseFinalizeBlock res;
   std::size_t failed = 0;
-  for (auto& d : decoded) {
+  for (std::size_t i = 0; i < decoded.size(); ++i) {
+    auto& d = decoded[i];
     pb::ExecTxResult* result = res.add_tx_results();
     if (auto* err = std::get_if<TxError>(&d)) {
       result->set_code(err->code);
@@ -770,6 +760,7 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
       ++failed;
       continue;
     }
+    signatures.BeforeTx(i);
     TxOutcome out = runner_.Run(ante::ExecMode::kFinalize, std::get<ante::Tx>(d), block, info);
     CheckStore(out.status, "FinalizeBlock");
     result->set_gas_wanted(static_cast<std::int64_t>(out.gas_wanted));

@@ -12,9 +12,9 @@
 //
 // FinalizeBlock: PreBlock (purge the unordered nonces whose timeout is <= the block time), then
 // each tx (ante branch, then message branch), then EndBlock (the locks module ends up to
-// end_block_cleanup_limit expired sessions), then the root. Signatures of a block are checked
-// in parallel first (signature_threads), into the signature cache; the txs then run in block
-// order, so the results never depend on the threads.
+// end_block_cleanup_limit expired sessions), then the root. While the txs run in block order,
+// signature_threads - 1 helper threads verify the block's signatures from its back into the
+// signature cache (app/block_signatures.h), so the results never depend on the threads.
 //
 // Durability: nothing reaches the disk before Commit. FinalizeBlock applies the block to a
 // branch of the last committed state and stages the new version; Commit writes it in one
@@ -28,7 +28,7 @@
 //
 // Thread-safety: every Application method runs on the ABCI application executor, one at a
 // time (see abci/application.h); the class holds no locks. The signature cache is the only
-// state other threads touch (during FinalizeBlock's parallel pre-check), and it locks itself.
+// state other threads touch (FinalizeBlock's signature helpers), and it locks itself.
 #pragma once
 
 #include <chrono>
@@ -36,14 +36,18 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "abci/application.h"
 #include "ante/context.h"
 #include "ante/decorators.h"
 #include "app/auth.h"
 #include "app/bank.h"
+#include "app/block_signatures.h"
 #include "app/locks/keeper.h"
 #include "app/metrics.h"
+#include "app/tx_codec.h"
 #include "app/tx_pool.h"
 #include "app/tx_runner.h"
 #include "store/branch.h"
@@ -131,8 +135,10 @@ class KairosApp final : public abci::Application {
   std::optional<ProposalFault> CheckProposal(
       const google::protobuf::RepeatedPtrField<std::string>& txs, std::int64_t height,
       std::int64_t time_unix_nanos) const;
-  // Verifies the signatures of decoded txs in parallel into the signature cache.
-  void PreVerifySignatures(const std::vector<const ante::Tx*>& txs) const;
+  // Lists the signatures of a block's decoded txs whose keys the committed state knows, tx by
+  // tx, for the helper threads of `check`.
+  void ListBlockSignatures(const std::vector<std::variant<ante::Tx, TxError>>& decoded,
+                           BlockSignatureCheck* check) const;
 
   pb::ResponseQuery QueryStore(const std::string& key, std::int64_t height, bool prove) const;
   pb::ResponseQuery QueryModule(const std::string& path, const pb::RequestQuery& req) const;
