@@ -5,7 +5,7 @@
 #
 #   scripts/bench-localnet.sh [--quick] [--duration S] [--start-rate N] [--max-rate N]
 #                             [--accounts K] [--unordered-share P] [--connections C]
-#                             [--apps "kairos kvstore kvstore-socket"]
+#                             [--apps "kairos kairos-app kvstore kvstore-socket"]
 #
 #   --quick          20 s runs, 1 bisection step (about 5-10 minutes instead of 20-25)
 #   --duration S     seconds per run (default 60; --quick 20)
@@ -13,7 +13,9 @@
 #                    fails, then the gap is bisected (3 steps; --quick 1)
 #   --max-rate N     stop doubling here (default 20000)
 #   --connections C  the generator's keep-alive connections per node (default 32)
-#   --apps LIST      which localnets, in order (default "kairos kvstore"): kvstore is CometBFT's
+#   --apps LIST      which localnets, in order (default "kairos kvstore"): kairos is Kairos beside
+#                    CometBFT v0.38.25; kairos-app Kairos beside CometBFT v0.40.0 in app-mempool
+#                    mode (mempool.type = "app", docs/app-mempool.md); kvstore is CometBFT's
 #                    built-in kvstore in CometBFT's process; kvstore-socket the same app as a
 #                    process of its own over the ABCI socket (abci-cli kvstore), as kairosd is
 #
@@ -78,7 +80,7 @@ free_base() {
   python3 - <<'EOF'
 import random, socket
 for _ in range(100):
-    base = random.randrange(20000, 59000)
+    base = random.randrange(10000, 32700)  # below the kernel's ephemeral ports (32768..)
     socks = []
     try:
         for p in range(base, base + 40):
@@ -128,12 +130,19 @@ wait_height() {  # $1 rpc port, $2 height
   return 1
 }
 
-mempool_txs() {  # the txs in the 4 nodes' CometBFT mempools, summed
+mempool_txs() {  # the txs in the 4 nodes' mempools, summed
   local i n=0
   for i in 0 1 2 3; do
-    n=$((n + $(curl -s "http://127.0.0.1:$((BASE + 10 * i + 1))/num_unconfirmed_txs" |
-      python3 -c 'import json, sys; print(json.load(sys.stdin)["result"]["total"])' 2>/dev/null ||
-      echo 1)))
+    if [ "$CURRENT_APP" = kairos-app ]; then
+      # App-mempool mode: CometBFT keeps no mempool (/num_unconfirmed_txs is always 0); the
+      # txs wait in kairosd's pool, which its metrics endpoint reports.
+      n=$((n + $(curl -s "http://127.0.0.1:$((BASE + 10 * i + 4))/metrics" |
+        awk '$1 == "kairos_mempool_txs" { print int($2); found = 1 } END { if (!found) print 1 }')))
+    else
+      n=$((n + $(curl -s "http://127.0.0.1:$((BASE + 10 * i + 1))/num_unconfirmed_txs" |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["result"]["total"])' 2>/dev/null ||
+        echo 1)))
+    fi
   done
   echo "$n"
 }
@@ -182,7 +191,7 @@ run_at() {
   local rate=$1 args=() nodes=()
   local i
   for i in 0 1 2 3; do nodes+=(--node "http://127.0.0.1:$((BASE + 10 * i + 1))"); done
-  if [ "$CURRENT_APP" != kairos ]; then
+  if [[ "$CURRENT_APP" != kairos* ]]; then
     args=(--kvstore --tx-size "$TX_SIZE")
   else
     args=(--accounts "$ACCOUNTS" --unordered-share "$UNORDERED" --fund-from user0
@@ -283,12 +292,12 @@ $ACCOUNTS accounts, unordered share $UNORDERED, kairosd $KAIROSD; runs -> $OUT"
 TX_SIZE=0
 declare -A BEST FAILED
 for app in $APPS; do
-  case "$app" in kairos|kvstore|kvstore-socket) ;; *) echo "bench-localnet: unknown app '$app'" >&2; exit 2 ;; esac
-  if [ "$app" != kairos ]; then
+  case "$app" in kairos|kairos-app|kvstore|kvstore-socket) ;; *) echo "bench-localnet: unknown app '$app'" >&2; exit 2 ;; esac
+  if [[ "$app" != kairos* ]]; then
     # kvstore txs as large as the signed transfers of the Kairos runs (else of this shape).
     TX_SIZE=$(python3 -c 'import json,sys
 rows=[json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-k=[r["tx_bytes_avg"] for r in rows if r["app"]=="kairos"]
+k=[r["tx_bytes_avg"] for r in rows if r["app"].startswith("kairos")]
 print(k[-1] if k else 0)' "$OUT")
   fi
   bench_app "$app"
@@ -301,7 +310,9 @@ for app in $APPS; do SUMMARY_ARGS+=("$app" "${BEST[$app]}" "${FAILED[$app]:-0}")
 python3 - "${SUMMARY_ARGS[@]}" <<EOF
 import json, sys
 args = sys.argv[1:]
-names = {"kairos": "Kairos (bank MsgSend)", "kvstore": "CometBFT kvstore (in process)",
+names = {"kairos": "Kairos (bank MsgSend), CometBFT v0.38.25",
+         "kairos-app": "Kairos (bank MsgSend), CometBFT v0.40.0 app mempool",
+         "kvstore": "CometBFT kvstore (in process)",
          "kvstore-socket": "CometBFT kvstore (ABCI socket)"}
 tps = {}
 print()
@@ -318,8 +329,9 @@ for i in range(0, len(args), 3):
     tps[app] = r["tps"]
     print(f'| {names[app]} | {r["rate"]:.0f} | {r["tps"]} | {r["latency_ms"]["p50"]} | '
           f'{r["latency_ms"]["p99"]} | {r["tx_bytes_avg"]} | {fail if int(fail) else "-"} |')
-for base in ("kvstore", "kvstore-socket"):
-    if "kairos" in tps and base in tps:
-        print(f"Kairos / {base} = {tps['kairos'] / tps[base]:.2f}")
+for kairos in ("kairos", "kairos-app"):
+    for base in ("kvstore", "kvstore-socket"):
+        if kairos in tps and base in tps:
+            print(f"{kairos} / {base} = {tps[kairos] / tps[base]:.2f}")
 print("every run: $OUT")
 EOF

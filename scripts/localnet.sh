@@ -18,7 +18,11 @@
 #                          prometheus (off; its address is set), kairosd's metrics (on:
 #                          http://127.0.0.1:PORT+10i+4/metrics, docs/metrics.md).
 #                          Kept in <dir>/base_port once created.
-#   KAIROS_LOCALNET_APP    kairos (default), kvstore or kvstore-socket: the same 4 CometBFT
+#   KAIROS_LOCALNET_APP    kairos (default), kairos-app, kvstore or kvstore-socket. kairos-app
+#                          is Kairos beside CometBFT v0.40.0 with mempool.type = "app"
+#                          (docs/app-mempool.md): kairosd's pool is the only mempool, peers'
+#                          txs arrive by InsertTx, gossip goes in batches from ReapTxs, no
+#                          CometBFT recheck. kvstore and kvstore-socket: the same 4 CometBFT
 #                          validators with CometBFT's built-in kvstore app, no kairosd and no
 #                          accounts (the baselines of scripts/bench-localnet.sh). kvstore runs in
 #                          CometBFT's process (proxy_app = "kvstore"); kvstore-socket runs it as
@@ -28,7 +32,8 @@
 #   ABCI_CLI               abci-cli for kvstore-socket (default .tools/bin/abci-cli)
 #   KAIROSD                kairosd binary (default build/release/app/kairosd, built with
 #                          scripts/build.sh release when missing or too old to have 'keys')
-#   COMETBFT               CometBFT v0.38.25 (default .tools/bin/cometbft, from scripts/setup.sh)
+#   COMETBFT               CometBFT v0.38.25 (default .tools/bin/cometbft, from scripts/setup.sh);
+#                          for kairos-app v0.40.0 (default .tools/cometbft-v0.40.0/cometbft)
 #   KAIROS_KEYRING_PASSPHRASE  the test keyring's passphrase (default kairos-localnet)
 #
 # Layout of the directory: node<i>/ is CometBFT's home (from `cometbft testnet --v 4`),
@@ -41,8 +46,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 APP=${KAIROS_LOCALNET_APP:-kairos}
 case "$APP" in
   kairos) DIR=${KAIROS_LOCALNET_DIR:-$HOME/.kairos-localnet} ;;
-  kvstore|kvstore-socket) DIR=${KAIROS_LOCALNET_DIR:-$HOME/.kairos-localnet-$APP} ;;
-  *) echo "localnet: KAIROS_LOCALNET_APP must be kairos, kvstore or kvstore-socket, not '$APP'" >&2
+  kairos-app|kvstore|kvstore-socket) DIR=${KAIROS_LOCALNET_DIR:-$HOME/.kairos-localnet-$APP} ;;
+  *) echo "localnet: KAIROS_LOCALNET_APP must be kairos, kairos-app, kvstore or kvstore-socket, not '$APP'" >&2
      exit 2 ;;
 esac
 if [ -f "$DIR/app" ] && [ "$(cat "$DIR/app")" != "$APP" ]; then
@@ -54,7 +59,16 @@ if [ -f "$DIR/base_port" ]; then  # the ports the network was created with
   BASE_PORT=$(cat "$DIR/base_port")
 fi
 KAIROSD=${KAIROSD:-}
-COMETBFT=${COMETBFT:-$ROOT/.tools/bin/cometbft}
+# kairos-app runs kairosd (is_kairos) beside CometBFT v0.40.0, which reports its version as
+# 0.39.0 (the tag's TMCoreSemVer; docs/app-mempool.md).
+if [ "$APP" = kairos-app ]; then
+  COMETBFT=${COMETBFT:-$ROOT/.tools/cometbft-v0.40.0/cometbft}
+  COMETBFT_SERIES=0.39; COMETBFT_NAME=v0.40.0
+else
+  COMETBFT=${COMETBFT:-$ROOT/.tools/bin/cometbft}
+  COMETBFT_SERIES=0.38; COMETBFT_NAME=v0.38
+fi
+is_kairos() { [ "$APP" = kairos ] || [ "$APP" = kairos-app ]; }
 ABCI_CLI=${ABCI_CLI:-$ROOT/.tools/bin/abci-cli}
 export KAIROS_KEYRING_PASSPHRASE=${KAIROS_KEYRING_PASSPHRASE:-kairos-localnet}
 NODES=4
@@ -97,14 +111,22 @@ running() {
 # Whether this kairosd has the 'keys' command (an old build prints its top-level help instead).
 has_keys() { "$1" --help 2>/dev/null | grep -qE '^ +keys +'; }
 
+check_cometbft_version() {
+  local v
+  v=$("$COMETBFT" version 2>&1 | head -n 1)
+  case "$v" in
+    "$COMETBFT_SERIES".*) ;;
+    *) die "$COMETBFT is not CometBFT $COMETBFT_NAME (it says '$v')" ;;
+  esac
+}
+
 find_binaries() {
   if [ "$APP" = kvstore-socket ]; then
     [ -x "$ABCI_CLI" ] || die "abci-cli not found at $ABCI_CLI (run scripts/setup.sh or set ABCI_CLI)"
   fi
-  if [ "$APP" != kairos ]; then
+  if ! is_kairos; then
     [ -x "$COMETBFT" ] || die "cometbft not found at $COMETBFT (run scripts/setup.sh or set COMETBFT)"
-    "$COMETBFT" version 2>/dev/null | grep -q '^0\.38\.' ||
-      die "$COMETBFT is not CometBFT v0.38 ($("$COMETBFT" version 2>&1 | head -n 1))"
+    check_cometbft_version
     return 0
   fi
   if [ -z "$KAIROSD" ]; then
@@ -118,8 +140,7 @@ find_binaries() {
   has_keys "$KAIROSD" ||
     die "$KAIROSD has no 'keys' command: it is older than the localnet, rebuild it (scripts/build.sh release)"
   [ -x "$COMETBFT" ] || die "cometbft not found at $COMETBFT (run scripts/setup.sh or set COMETBFT)"
-  "$COMETBFT" version 2>/dev/null | grep -q '^0\.38\.' ||
-    die "$COMETBFT is not CometBFT v0.38 ($("$COMETBFT" version 2>&1 | head -n 1))"
+  check_cometbft_version
 }
 
 # Writes the network on the first start: CometBFT homes, kairosd homes, keyring, shared genesis.
@@ -162,16 +183,19 @@ create() {
       consensus.timeout_precommit=300ms \
       consensus.timeout_precommit_delta=200ms \
       consensus.timeout_commit=300ms
-    if [ "$APP" = kairos ]; then
+    if [ "$APP" = kairos-app ]; then
+      python3 "$ROOT/scripts/cometbft_config.py" "$tmp/node$i/config/config.toml" mempool.type=app
+    fi
+    if is_kairos; then
       "$KAIROSD" --home "$tmp/node$i/kairos" init >/dev/null
       python3 "$ROOT/scripts/cometbft_config.py" "$tmp/node$i/kairos/config.toml" \
         metrics.address="127.0.0.1:$(metrics_port "$i")"
     fi
   done
   # The funded test accounts: keys in one keyring, coins in node0's genesis, copied to the others.
-  [ "$APP" != kairos ] || "$KAIROSD" --home "$tmp/keyring" init >/dev/null
+  ! is_kairos || "$KAIROSD" --home "$tmp/keyring" init >/dev/null
   for i in $(seq 0 $((ACCOUNTS - 1))); do
-    [ "$APP" != kairos ] && break
+    is_kairos || break
     local addr
     addr=$("$KAIROSD" --home "$tmp/keyring" keys add "user$i" --output json |
       python3 -c 'import json, sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])["address"])')
@@ -246,7 +270,7 @@ start() {
   local i
   for i in $(seq 0 $((NODES - 1))); do node_ports_free "$i"; done
   [ -f "$DIR/node0/config/genesis.json" ] || create
-  if [ "$APP" = kairos ]; then
+  if is_kairos; then
     for i in $(seq 0 $((NODES - 1))); do
       start_kairosd "$i" || { stop; die "kairosd$i did not start"; }
     done
@@ -265,7 +289,7 @@ start() {
   for i in $(seq 0 $((NODES - 1))); do
     if [ "$APP" != kvstore ]; then
       local metrics=""
-      [ "$APP" != kairos ] || metrics="  metrics http://127.0.0.1:$(metrics_port "$i")/metrics"
+      ! is_kairos || metrics="  metrics http://127.0.0.1:$(metrics_port "$i")/metrics"
       echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  abci $(abci_port "$i")$metrics"
     else
       echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  (kvstore in process)"
@@ -306,7 +330,7 @@ start_node() {
     die "node$i is running (kill-node $i first)"
   fi
   node_ports_free "$i"
-  if [ "$APP" = kairos ]; then start_kairosd "$i" || die "kairosd$i did not start"; fi
+  if is_kairos; then start_kairosd "$i" || die "kairosd$i did not start"; fi
   if [ "$APP" = kvstore-socket ]; then start_kvstore "$i" || die "kvstore$i did not start"; fi
   start_cometbft "$i"
   sleep 0.5
@@ -356,7 +380,7 @@ status() {
   for i in $(seq 0 $((NODES - 1))); do
     local c k
     c=$(live_pid "cometbft$i"); k=$(live_pid "kairosd$i")
-    [ "$APP" != kairos ] && k="-"
+    is_kairos || k="-"
     printf '%-6s %-8s %-8s ' "node$i" "${c:-down}" "${k:-down}"
     python3 - "$(rpc_port "$i")" <<'EOF'
 import json, sys, urllib.request
@@ -386,6 +410,7 @@ case "$cmd" in
     ;;
   start) start ;;
   compose)
+    [ "$APP" = kairos ] || die "compose writes the kairos network (CometBFT v0.38.25), not $APP"
     find_binaries
     [ -f "$DIR/node0/config/genesis.json" ] || create
     out="$ROOT/docker/docker-compose.yml"

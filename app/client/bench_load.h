@@ -19,11 +19,13 @@
 //  3. Sending: --connections keep-alive HTTP connections per node (C++20 coroutines on one
 //     thread) each take the node's next tx, wait for its due time and send it. A node that is
 //     down costs the txs due to it meanwhile (counted as RPC errors), nothing else.
-//  4. A follower thread reads every new block (/block, and /block_results for blocks holding the
-//     run's txs) from the first node that answers (in --node order) and matches tx hashes.
-//     Inclusion latency = the moment the follower fetched the block (polled every 50 ms while
-//     waiting) minus the moment the tx's request was written. It stops once every accepted tx
-//     is in a block, or --drain after the last send.
+//  4. A follower thread reads every new block (/block) from the first node that answers (in
+//     --node order) and matches tx hashes. Inclusion latency = the moment the follower fetched
+//     the block (polled every 50 ms while waiting) minus the moment the tx's request was
+//     written. It stops once every accepted tx is in a block, or --drain after the last send;
+//     then it reads /block_results of the blocks holding the run's txs for their result codes
+//     (after the run: rendering a Cosmos app's events as JSON costs the node more CPU than the
+//     block itself, so asking for them per block would load the network being measured).
 // Report: sent, accepted (CheckTx code 0), rejections by code (and RPC errors by message),
 // included, included with a failing DeliverTx code, TPS = included / max(send span, last
 // inclusion - t0), latency p50/p99/max over the accepted txs (one never included counts as
