@@ -73,7 +73,7 @@ CheckOutcome FromOutcome(TxOutcome out) {
 TxPool::TxPool(const TxRunner& runner, const AuthKeeper& auth, const BankKeeper& bank,
                TxPoolOptions options)
     : runner_(runner), auth_(auth), bank_(bank), options_(std::move(options)),
-      pool_(options_.pool), applied_(RandomSeed()) {}
+      pool_(options_.pool), applied_(RandomSeed()), gossiped_(RandomSeed()) {}
 
 // --- state helpers ------------------------------------------------------------------------
 
@@ -599,11 +599,29 @@ std::vector<std::string> TxPool::FillProposal(store::Branch& scratch,
   return out;
 }
 
-std::vector<std::string> TxPool::Reap(std::uint64_t max_bytes, std::uint64_t max_gas) const {
+std::vector<std::string> TxPool::Reap(std::uint64_t max_bytes, std::uint64_t max_gas) {
   std::vector<std::string> out;
-  for (const mempool::EntryPtr& e : pool_.ReapMax(max_bytes, max_gas)) {
+  TxHashSet gossiped(RandomSeed());  // gone out and still ready: the next call's gossiped_
+  std::uint64_t bytes = 0, gas = 0;
+  pool_.Reap([&](const mempool::EntryPtr& e) {
+    const mempool::Hash& hash = e->tx.hash;
+    if (gossiped_.contains(hash)) {
+      gossiped.insert(hash);
+      return mempool::Verdict::kTake;  // its sender's next tx may still be new
+    }
+    const std::uint64_t size = e->tx.bytes().size();
+    const std::uint64_t g = e->tx.gas_wanted;
+    if ((max_bytes != 0 && size > max_bytes - bytes) || (max_gas != 0 && g > max_gas - gas)) {
+      // Not now (nor its sender's later txs, which must follow it): the next call offers it.
+      return mempool::Verdict::kSkip;
+    }
+    bytes += size;
+    gas += g;
     out.emplace_back(e->tx.bytes());
-  }
+    gossiped.insert(hash);
+    return mempool::Verdict::kTake;
+  });
+  gossiped_ = std::move(gossiped);
   return out;
 }
 

@@ -113,8 +113,14 @@ class TxPool {
   std::vector<std::string> FillProposal(store::Branch& scratch, const ante::BlockInfo& block,
                                         std::int64_t max_tx_bytes, std::int64_t max_gas);
 
-  // CometBFT v0.40 ReapTxs: ready txs in reap order within the limits (0 = none).
-  std::vector<std::string> Reap(std::uint64_t max_bytes, std::uint64_t max_gas) const;
+  // CometBFT v0.40 ReapTxs: the ready txs that no earlier ReapTxs returned, in reap order,
+  // within the limits (0 = none). CometBFT sends every tx ReapTxs returns to every peer, each
+  // time it gets it (it keeps no record of what it sent), so a tx returned at every call would
+  // be gossiped every reap_interval, by every node holding it, for as long as it waits. Each
+  // tx is handed out once while it stays in the pool; one that left and came back, or that was
+  // parked and became ready again, is handed out again. What did not fit the limits waits for
+  // the next call.
+  std::vector<std::string> Reap(std::uint64_t max_bytes, std::uint64_t max_gas);
 
   bool Contains(const std::string& hash) const;
   // The pool's counters, with the duplicates this class answers before reaching the pool.
@@ -196,6 +202,9 @@ class TxPool {
   // Txs waiting for their recheck after a commit, by sender, and the senders in order.
   std::unordered_map<std::string, std::vector<mempool::EntryPtr>> recheck_by_sender_;
   std::deque<std::string> recheck_order_;
+  // Ready txs that ReapTxs handed out, by hash. Rebuilt at every ReapTxs from the txs ready
+  // then, so it never holds more than the pool.
+  TxHashSet gossiped_;
   // Why recent txs left the pool (bounded, oldest forgotten first), for Recheck answers.
   std::unordered_map<std::string, Failure> failures_;
   std::deque<std::string> failure_order_;

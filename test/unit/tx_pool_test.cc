@@ -349,27 +349,58 @@ TEST_CASE("txs parked behind a gap that is never filled leave after mempool.park
   }
 }
 
-TEST_CASE("InsertTx fills the pool and ReapTxs returns ready txs by priority", "[tx_pool]") {
+using Txs = std::vector<std::string>;
+
+Txs Reaped(TestChain& chain, std::uint64_t max_bytes = 0) {
+  abci_pb::RequestReapTxs req;
+  req.set_max_bytes(max_bytes);
+  const auto res = chain.app().ReapTxs(req);
+  return Txs(res.txs().begin(), res.txs().end());
+}
+
+void Insert(TestChain& chain, const std::string& tx) {
+  abci_pb::RequestInsertTx req;
+  req.set_tx(tx);
+  REQUIRE(chain.app().InsertTx(req).code() == 0);
+}
+
+TEST_CASE("InsertTx fills the pool and ReapTxs hands out each ready tx once, by priority",
+          "[tx_pool]") {
   TestChain chain = Chain();
   chain.Block({}, kT0);
   const std::string a = chain.Send(kAlice, kDave, "1stake", At(0, 1, 0));
   const std::string b = chain.Send(kBob, kDave, "1stake", At(0, 4, 1));
-  const std::string gap = chain.Send(kCarol, kDave, "1stake", At(3, 9, 2));
-  for (const auto& tx : {a, b, gap}) {
-    abci_pb::RequestInsertTx req;
-    req.set_tx(tx);
-    CHECK(chain.app().InsertTx(req).code() == 0);
-  }
+  const std::string gap = chain.Send(kCarol, kDave, "1stake", At(1, 9, 2));
+  for (const auto& tx : {a, b, gap}) Insert(chain, tx);
   abci_pb::RequestInsertTx dup;
   dup.set_tx(a);
   CHECK(chain.app().InsertTx(dup).code() == 19);
-  abci_pb::RequestReapTxs reap;
-  auto res = chain.app().ReapTxs(reap);
-  CHECK(std::vector<std::string>(res.txs().begin(), res.txs().end()) ==
-        std::vector<std::string>{b, a});  // the parked one is not gossiped
-  reap.set_max_bytes(b.size());
-  res = chain.app().ReapTxs(reap);
-  CHECK(std::vector<std::string>(res.txs().begin(), res.txs().end()) == std::vector<std::string>{b});
+  CHECK(Reaped(chain) == Txs{b, a});  // the parked one is not gossiped
+  // CometBFT gossips whatever ReapTxs returns: what went out does not go out again.
+  CHECK(Reaped(chain).empty());
+
+  // Carol's first tx fills the gap: both of hers are new, in sequence order; alice's next tx too.
+  const std::string fill = chain.Send(kCarol, kDave, "1stake", At(0, 2, 2));
+  const std::string a1 = chain.Send(kAlice, kDave, "1stake", At(1, 1, 0));
+  Insert(chain, fill);
+  Insert(chain, a1);
+  CHECK(Reaped(chain) == Txs{fill, gap, a1});
+
+  // Within max_bytes: what does not fit waits for the next call.
+  const std::string b1 = chain.Send(kBob, kDave, "1stake", At(1, 4, 1));
+  const std::string a2 = chain.Send(kAlice, kDave, "1stake", At(2, 1, 0));
+  Insert(chain, b1);
+  Insert(chain, a2);
+  CHECK(Reaped(chain, b1.size()) == Txs{b1});
+  CHECK(Reaped(chain, b1.size()) == Txs{a2});
+  CHECK(Reaped(chain).empty());
+
+  // A tx that left the pool (included) is forgotten; one that comes back is handed out again.
+  chain.Block({a, a1, a2}, kT0 + kSecond);
+  CHECK(Reaped(chain).empty());
+  const std::string a3 = chain.Send(kAlice, kDave, "1stake", At(3, 1, 0));
+  Insert(chain, a3);
+  CHECK(Reaped(chain) == Txs{a3});
 }
 
 TEST_CASE("property: ProcessProposal accepts whatever PrepareProposal builds", "[tx_pool]") {
