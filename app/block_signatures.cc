@@ -1,5 +1,8 @@
 #include "app/block_signatures.h"
 
+#include <exception>
+#include <system_error>
+
 namespace kairos::app {
 
 BlockSignatureCheck::~BlockSignatureCheck() {
@@ -15,7 +18,13 @@ void BlockSignatureCheck::Start() {
   for (std::size_t j = 0; j < jobs_.size(); ++j) state_[j].store(kFree, std::memory_order_relaxed);
   back_.store(static_cast<std::ptrdiff_t>(jobs_.size()), std::memory_order_relaxed);
   threads_.reserve(helpers_);
-  for (std::size_t t = 0; t < helpers_; ++t) threads_.emplace_back([this] { Help(); });
+  for (std::size_t t = 0; t < helpers_; ++t) {
+    try {
+      threads_.emplace_back([this] { Help(); });
+    } catch (const std::system_error&) {
+      break;  // no thread to be had: fewer helpers (none at worst) change nothing but time
+    }
+  }
 }
 
 void BlockSignatureCheck::Help() {
@@ -26,8 +35,13 @@ void BlockSignatureCheck::Help() {
     // The executor claims front to back: once it holds job j it holds every job before it.
     if (!state_[j].compare_exchange_strong(expected, kBusy, std::memory_order_acquire)) return;
     const Job& job = jobs_[static_cast<std::size_t>(j)];
-    (void)ante::VerifyTxSignature(job.key, job.sign_bytes, *job.signature, cache_);
-    helper_verified_.fetch_add(1, std::memory_order_relaxed);
+    try {
+      (void)ante::VerifyTxSignature(job.key, job.sign_bytes, *job.signature, cache_);
+      helper_verified_.fetch_add(1, std::memory_order_relaxed);
+    } catch (const std::exception&) {
+      // Nothing cached (e.g. out of memory): the ante verifies it on the executor, where a
+      // failure is handled like any other.
+    }
     state_[j].store(kDone, std::memory_order_release);  // the cache entry is in before this
     state_[j].notify_all();
   }

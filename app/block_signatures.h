@@ -56,8 +56,8 @@ class BlockSignatureCheck {
   void BeforeTx(std::size_t tx_index);
 
   std::size_t jobs() const { return jobs_.size(); }
-  // Jobs verified by the helpers so far (once the object is destroyed, all of them): for tests
-  // and logs.
+  // Jobs verified by the helpers so far (a helper that failed to verify one, e.g. out of
+  // memory, leaves it to the ante and does not count it): for tests and logs.
   std::size_t helper_verified() const { return helper_verified_.load(std::memory_order_relaxed); }
 
  private:

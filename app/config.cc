@@ -124,6 +124,8 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
                              ReadString(&Config::mempool_ttl_duration)}},
            {"recheck_budget", {"a duration string such as \"200ms\"",
                                ReadString(&Config::mempool_recheck_budget)}},
+           {"regossip_interval", {"a duration string such as \"10s\" or \"0s\" (every time)",
+                                  ReadString(&Config::mempool_regossip_interval)}},
        }},
       {"metrics",
        {
@@ -228,6 +230,10 @@ Status ValidateConfig(const Config& c) {
     return d.status();
   }
   if (auto d = ParseConfigDuration(c.mempool_recheck_budget, "mempool.recheck_budget"); !d.ok()) {
+    return d.status();
+  }
+  if (auto d = ParseConfigDuration(c.mempool_regossip_interval, "mempool.regossip_interval");
+      !d.ok()) {
     return d.status();
   }
   if (c.keep_recent == 1) {
@@ -408,6 +414,13 @@ std::string DefaultConfigToml() {
         "# nonce) for at most this long inside Commit; the rest on demand.\n"
         "recheck_budget = \""
      << d.mempool_recheck_budget
+     << "\"\n"
+        "# CometBFT v0.40 app-mempool mode (mempool.type = \"app\"): CometBFT gossips what\n"
+        "# ReapTxs returns, to every peer, each time. A ready tx is returned once, and the\n"
+        "# whole pool again every this long, for peers that connected since (\"0s\": the whole\n"
+        "# pool at every ReapTxs). Unused with CometBFT v0.38.\n"
+        "regossip_interval = \""
+     << d.mempool_regossip_interval
      << "\"\n"
         "\n"
         "[metrics]\n"

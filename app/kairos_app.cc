@@ -1,5 +1,6 @@
 #include "app/kairos_app.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -126,7 +127,8 @@ KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store, AppOptions optio
       limits_(options_.genesis_limits),
       pool_(runner_, auth_, bank_,
             TxPoolOptions{options_.mempool, options_.mempool_recheck_budget_nanos,
-                          options_.min_gas_prices, options_.mempool_parked_ttl_blocks}) {
+                          options_.min_gas_prices, options_.mempool_parked_ttl_blocks,
+                          options_.mempool_regossip_interval_nanos}) {
   pool_.Reset(*store_, limits_, nullptr);
 }
 
@@ -526,7 +528,15 @@ pb::ResponseInsertTx KairosApp::InsertTx(const pb::RequestInsertTx& req) {
 
 pb::ResponseReapTxs KairosApp::ReapTxs(const pb::RequestReapTxs& req) {
   pb::ResponseReapTxs res;
-  for (std::string& tx : pool_.Reap(req.max_bytes(), req.max_gas())) res.add_txs(std::move(tx));
+  const std::int64_t now =
+      options_.monotonic_nanos
+          ? options_.monotonic_nanos()
+          : std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::steady_clock::now().time_since_epoch())
+                .count();
+  for (std::string& tx : pool_.Reap(req.max_bytes(), req.max_gas(), now)) {
+    res.add_txs(std::move(tx));
+  }
   return res;
 }
 
@@ -741,8 +751,10 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
     }
   }
   // Helper threads verify the signatures from the back of the block while the txs run from
-  // the front (app/block_signatures.h). A small block is not worth a thread.
-  const std::size_t helpers = valid >= 64 ? options_.signature_threads - 1 : 0;
+  // the front (app/block_signatures.h). A helper per 64 txs at most: a small block is not
+  // worth a thread.
+  const std::size_t helpers =
+      std::min(std::max<std::size_t>(options_.signature_threads, 1) - 1, valid / 64);
   BlockSignatureCheck signatures(&signature_cache_, helpers);
   if (helpers > 0) ListBlockSignatures(decoded, &signatures);
   signatures.Start();

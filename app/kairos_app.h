@@ -33,6 +33,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,6 +77,10 @@ struct AppOptions {
   mempool::Config mempool;
   std::int64_t mempool_recheck_budget_nanos = 200'000'000;
   std::int64_t mempool_parked_ttl_blocks = 20;
+  std::int64_t mempool_regossip_interval_nanos = 10'000'000'000;
+  // A monotonic clock in nanoseconds for the gossip rounds of ReapTxs; null: steady_clock.
+  // (Tests set it.) Never used for anything that reaches the state.
+  std::function<std::int64_t()> monotonic_nanos;
   // Where block execution, txs by result code and the store commit are recorded (config
   // [metrics]); null records nothing. REQUIRES: outlives the app.
   Metrics* metrics = nullptr;

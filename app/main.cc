@@ -126,11 +126,13 @@ int RunStart(const std::string& home, const StartFlags& flags) {
       static_cast<std::uint32_t>(config.mempool_replace_bump_percent);
   app_options.mempool.ttl_blocks = config.mempool_ttl_blocks;
   app_options.mempool_parked_ttl_blocks = config.mempool_parked_ttl_blocks;
-  // Both validated by ValidateConfig.
+  // All three validated by ValidateConfig.
   app_options.mempool.ttl_nanos =
       *app::ParseConfigDuration(config.mempool_ttl_duration, "mempool.ttl_duration");
   app_options.mempool_recheck_budget_nanos =
       *app::ParseConfigDuration(config.mempool_recheck_budget, "mempool.recheck_budget");
+  app_options.mempool_regossip_interval_nanos =
+      *app::ParseConfigDuration(config.mempool_regossip_interval, "mempool.regossip_interval");
   app_options.metrics = metrics.get();
   Result<std::unique_ptr<app::KairosApp>> application =
       app::KairosApp::Open(std::move(*db), std::move(app_options));

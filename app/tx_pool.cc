@@ -599,14 +599,20 @@ std::vector<std::string> TxPool::FillProposal(store::Branch& scratch,
   return out;
 }
 
-std::vector<std::string> TxPool::Reap(std::uint64_t max_bytes, std::uint64_t max_gas) {
+std::vector<std::string> TxPool::Reap(std::uint64_t max_bytes, std::uint64_t max_gas,
+                                      std::int64_t now_nanos) {
+  const std::int64_t round = options_.regossip_interval_nanos;
+  if (round <= 0 || gossip_round_start_ == std::numeric_limits<std::int64_t>::min() ||
+      now_nanos - gossip_round_start_ >= round ||
+      gossiped_.size() > 2 * options_.pool.max_txs) {
+    gossiped_.clear();  // a new round: the whole pool goes out again
+    gossip_round_start_ = now_nanos;
+  }
   std::vector<std::string> out;
-  TxHashSet gossiped(RandomSeed());  // gone out and still ready: the next call's gossiped_
   std::uint64_t bytes = 0, gas = 0;
   pool_.Reap([&](const mempool::EntryPtr& e) {
     const mempool::Hash& hash = e->tx.hash;
     if (gossiped_.contains(hash)) {
-      gossiped.insert(hash);
       return mempool::Verdict::kTake;  // its sender's next tx may still be new
     }
     const std::uint64_t size = e->tx.bytes().size();
@@ -618,10 +624,9 @@ std::vector<std::string> TxPool::Reap(std::uint64_t max_bytes, std::uint64_t max
     bytes += size;
     gas += g;
     out.emplace_back(e->tx.bytes());
-    gossiped.insert(hash);
+    gossiped_.insert(hash);
     return mempool::Verdict::kTake;
   });
-  gossiped_ = std::move(gossiped);
   return out;
 }
 

@@ -33,6 +33,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -71,6 +72,9 @@ struct TxPoolOptions {
   // mempool, or lost with a crashed node) must not hold the sender's later txs, and the pool's
   // and CometBFT's space, forever.
   std::int64_t parked_ttl_blocks = 20;
+  // Reap (CometBFT v0.40 ReapTxs) hands a ready tx out once, and the whole pool again every
+  // this long (0: at every call).
+  std::int64_t regossip_interval_nanos = 10'000'000'000;
 };
 
 // One CheckTx / InsertTx answer.
@@ -113,14 +117,16 @@ class TxPool {
   std::vector<std::string> FillProposal(store::Branch& scratch, const ante::BlockInfo& block,
                                         std::int64_t max_tx_bytes, std::int64_t max_gas);
 
-  // CometBFT v0.40 ReapTxs: the ready txs that no earlier ReapTxs returned, in reap order,
-  // within the limits (0 = none). CometBFT sends every tx ReapTxs returns to every peer, each
-  // time it gets it (it keeps no record of what it sent), so a tx returned at every call would
-  // be gossiped every reap_interval, by every node holding it, for as long as it waits. Each
-  // tx is handed out once while it stays in the pool; one that left and came back, or that was
-  // parked and became ready again, is handed out again. What did not fit the limits waits for
-  // the next call.
-  std::vector<std::string> Reap(std::uint64_t max_bytes, std::uint64_t max_gas);
+  // CometBFT v0.40 ReapTxs: ready txs in reap order within the limits (0 = none), each handed
+  // out once per gossip round. CometBFT sends every tx ReapTxs returns to every peer, each
+  // time (it keeps no record of what it sent), so a tx returned at every call would be
+  // gossiped every reap_interval (500 ms), by every node holding it, for as long as it waits.
+  // A round lasts options.regossip_interval_nanos (`now_nanos`: a monotonic clock); the next
+  // round hands out the whole pool again, for peers that connected since (CometBFT's flood
+  // mempool sends its pool to a new peer; the app mempool cannot know one came). What did not
+  // fit the limits waits for the next call.
+  std::vector<std::string> Reap(std::uint64_t max_bytes, std::uint64_t max_gas,
+                                std::int64_t now_nanos);
 
   bool Contains(const std::string& hash) const;
   // The pool's counters, with the duplicates this class answers before reaching the pool.
@@ -202,9 +208,10 @@ class TxPool {
   // Txs waiting for their recheck after a commit, by sender, and the senders in order.
   std::unordered_map<std::string, std::vector<mempool::EntryPtr>> recheck_by_sender_;
   std::deque<std::string> recheck_order_;
-  // Ready txs that ReapTxs handed out, by hash. Rebuilt at every ReapTxs from the txs ready
-  // then, so it never holds more than the pool.
+  // Txs that Reap handed out in this gossip round (begun at gossip_round_start_), by hash; also
+  // cleared when it holds more than twice the pool's capacity (txs that left are not erased).
   TxHashSet gossiped_;
+  std::int64_t gossip_round_start_ = std::numeric_limits<std::int64_t>::min();
   // Why recent txs left the pool (bounded, oldest forgotten first), for Recheck answers.
   std::unordered_map<std::string, Failure> failures_;
   std::deque<std::string> failure_order_;

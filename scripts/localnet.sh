@@ -32,8 +32,9 @@
 #   ABCI_CLI               abci-cli for kvstore-socket (default .tools/bin/abci-cli)
 #   KAIROSD                kairosd binary (default build/release/app/kairosd, built with
 #                          scripts/build.sh release when missing or too old to have 'keys')
-#   COMETBFT               CometBFT v0.38.25 (default .tools/bin/cometbft, from scripts/setup.sh);
-#                          for kairos-app v0.40.0 (default .tools/cometbft-v0.40.0/cometbft)
+#   COMETBFT               CometBFT v0.38.25 (default .tools/bin/cometbft, from scripts/setup.sh)
+#   COMETBFT_APP_MEMPOOL   CometBFT v0.40.0, for kairos-app (default
+#                          .tools/cometbft-v0.40.0/cometbft, from scripts/setup.sh)
 #   KAIROS_KEYRING_PASSPHRASE  the test keyring's passphrase (default kairos-localnet)
 #
 # Layout of the directory: node<i>/ is CometBFT's home (from `cometbft testnet --v 4`),
@@ -62,7 +63,7 @@ KAIROSD=${KAIROSD:-}
 # kairos-app runs kairosd (is_kairos) beside CometBFT v0.40.0, which reports its version as
 # 0.39.0 (the tag's TMCoreSemVer; docs/app-mempool.md).
 if [ "$APP" = kairos-app ]; then
-  COMETBFT=${COMETBFT:-$ROOT/.tools/cometbft-v0.40.0/cometbft}
+  COMETBFT=${COMETBFT_APP_MEMPOOL:-$ROOT/.tools/cometbft-v0.40.0/cometbft}
   COMETBFT_SERIES=0.39; COMETBFT_NAME=v0.40.0
 else
   COMETBFT=${COMETBFT:-$ROOT/.tools/bin/cometbft}
@@ -113,7 +114,7 @@ has_keys() { "$1" --help 2>/dev/null | grep -qE '^ +keys +'; }
 
 check_cometbft_version() {
   local v
-  v=$("$COMETBFT" version 2>&1 | head -n 1)
+  v=$("$COMETBFT" version 2>/dev/null | head -n 1) || v=""
   case "$v" in
     "$COMETBFT_SERIES".*) ;;
     *) die "$COMETBFT is not CometBFT $COMETBFT_NAME (it says '$v')" ;;

@@ -261,6 +261,7 @@ struct TxState {
   std::int64_t included_ns = -1;
   std::int64_t height = 0;
   std::uint32_t result_code = 0;
+  bool result_known = false;  // result_code came from /block_results
   std::uint32_t inclusions = 0;
 };
 
@@ -438,7 +439,12 @@ void FetchResultCodes(Run& run, std::vector<RpcClient>& rpcs, std::size_t which,
                       const std::vector<std::pair<std::int64_t, RunTxsInBlock>>& blocks,
                       FollowStats& stats) {
   for (const auto& [height, ours] : blocks) {
-    for (int attempt = 0;; ++attempt) {
+    // The last block's results are saved a moment after the block (FinalizeBlock runs after
+    // CometBFT stores it): "not yet" is waited out, up to 10 s; other errors try the next
+    // node, each node twice at most. A code that never came stays unknown (reported).
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    std::size_t failures = 0;
+    while (true) {
       Result<nlohmann::json> results =
           rpcs[which].Get("block_results", {{"height", std::to_string(height)}});
       Status error = results.status();
@@ -449,6 +455,7 @@ void FetchResultCodes(Run& run, std::vector<RpcClient>& rpcs, std::size_t which,
             TxState& st = run.state[index];
             if (st.height == height && r.is_array() && pos < r.size()) {
               st.result_code = static_cast<std::uint32_t>(JsonInt(r[pos], "code"));
+              st.result_known = true;
             }
           }
           break;
@@ -456,10 +463,14 @@ void FetchResultCodes(Run& run, std::vector<RpcClient>& rpcs, std::size_t which,
           error = Status::IOError("block_results " + std::to_string(height) + ": " + e.what());
         }
       }
+      if (NotYet(error) && Clock::now() < deadline) {
+        std::this_thread::sleep_for(kFollowPoll);
+        continue;
+      }
       ++stats.errors;
       stats.last_error = error.message();
       which = (which + 1) % rpcs.size();
-      if (attempt + 1 >= static_cast<int>(2 * rpcs.size())) break;  // codes stay unknown (0)
+      if (++failures >= 2 * rpcs.size() || Clock::now() >= deadline) break;
       std::this_thread::sleep_for(kFollowPoll);
     }
   }
@@ -805,6 +816,7 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
 
   // ---- report
   std::uint64_t sent = 0, accepted = 0, included = 0, included_failed = 0, rpc_errors = 0;
+  std::uint64_t included_result_unknown = 0;
   std::uint64_t accepted_missing = 0;
   std::map<std::uint32_t, std::uint64_t> failed_codes;
   std::vector<double> latencies;  // ms, accepted txs; +inf when never seen in a block
@@ -815,6 +827,7 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
     if (code == kRpcError) ++rpc_errors;
     if (st.inclusions > 0) {
       ++included;
+      if (!st.result_known) ++included_result_unknown;
       if (st.result_code != 0) {
         ++included_failed;
         ++failed_codes[st.result_code];
@@ -879,6 +892,7 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
                {"included_failed", included_failed},
                {"included_failed_codes", failed},
                {"accepted_not_included", accepted_missing},
+               {"included_result_unknown", included_result_unknown},
                {"duplicate_inclusions", follow.duplicates},
                {"tps", std::round(tps * 10) / 10},
                {"send_rate", std::round(send_rate * 10) / 10},
@@ -911,6 +925,10 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
     std::cout << "included:    " << included << " in blocks " << follow.first_height << ".."
               << follow.last_height;
     if (included_failed) std::cout << " (" << included_failed << " failed in the block)";
+    if (included_result_unknown) {
+      std::cout << " (" << included_result_unknown << " with no result code: /block_results "
+                << "did not answer)";
+    }
     if (accepted_missing) std::cout << "; " << accepted_missing << " accepted txs never seen";
     if (follow.duplicates) std::cout << "; " << follow.duplicates << " seen in a second block!";
     std::cout << "\nTPS:         " << tps << " (included / " << window_s << " s)\n"

@@ -149,6 +149,8 @@ def test_crash_under_load():
         check(res["duplicate_inclusions"] == 0 and res["included_failed"] == 0,
               f"duplicates {res['duplicate_inclusions']}, failed in block "
               f"{res['included_failed_codes']}")
+        check(res["included_result_unknown"] == 0,
+              f"{res['included_result_unknown']} included txs with no result code")
         check(res["unordered"] == int(planned * UNORDERED_SHARE), f"unordered: {res['unordered']}")
 
         # All four up: scan every block on every node.

@@ -278,7 +278,9 @@ TEST_CASE("[mempool] keys are parsed, and bad ones name the key", "[config]") {
   const auto c = MustParse(
       "[mempool]\nmax_txs = 7\nmax_bytes = 4096\nmax_tx_bytes = 1024\nmax_txs_per_sender = 2\n"
       "replace_bump_percent = 25\nttl_blocks = 3\nttl_duration = \"90s\"\n"
-      "recheck_budget = \"50ms\"\nparked_ttl_blocks = 0\n");
+      "recheck_budget = \"50ms\"\nparked_ttl_blocks = 0\nregossip_interval = \"2s\"\n");
+  CHECK(*kairos::app::ParseConfigDuration(c.mempool_regossip_interval, "k") == 2'000'000'000);
+  CHECK(Config{}.mempool_regossip_interval == "10s");
   CHECK(c.mempool_max_txs == 7);
   CHECK(c.mempool_parked_ttl_blocks == 0);
   CHECK(Config{}.mempool_parked_ttl_blocks == 20);
@@ -297,6 +299,8 @@ TEST_CASE("[mempool] keys are parsed, and bad ones name the key", "[config]") {
              Catch::Contains("mempool.ttl_duration"));
   CHECK_THAT(ErrorOf("[mempool]\nrecheck_budget = \"-5s\"\n"),
              Catch::Contains("mempool.recheck_budget"));
+  CHECK_THAT(ErrorOf("[mempool]\nregossip_interval = \"often\"\n"),
+             Catch::Contains("mempool.regossip_interval"));
   CHECK_THAT(ErrorOf("[mempool]\nmax_bytes = 2048\nmax_tx_bytes = 4096\n"),
              Catch::Contains("mempool.max_tx_bytes (4096) must not exceed mempool.max_bytes (2048)"));
   CHECK_THAT(ErrorOf("[mempool]\nsize = 5\n"), Catch::Contains("size"));

@@ -364,9 +364,14 @@ void Insert(TestChain& chain, const std::string& tx) {
   REQUIRE(chain.app().InsertTx(req).code() == 0);
 }
 
-TEST_CASE("InsertTx fills the pool and ReapTxs hands out each ready tx once, by priority",
+TEST_CASE("InsertTx fills the pool and ReapTxs hands out each ready tx once per gossip round, "
+          "by priority",
           "[tx_pool]") {
-  TestChain chain = Chain();
+  // A fake monotonic clock: the gossip round is 10 s by default.
+  auto now = std::make_shared<std::int64_t>(0);
+  app::AppOptions options;
+  options.monotonic_nanos = [now] { return *now; };
+  TestChain chain = Chain(options);
   chain.Block({}, kT0);
   const std::string a = chain.Send(kAlice, kDave, "1stake", At(0, 1, 0));
   const std::string b = chain.Send(kBob, kDave, "1stake", At(0, 4, 1));
@@ -376,7 +381,8 @@ TEST_CASE("InsertTx fills the pool and ReapTxs hands out each ready tx once, by 
   dup.set_tx(a);
   CHECK(chain.app().InsertTx(dup).code() == 19);
   CHECK(Reaped(chain) == Txs{b, a});  // the parked one is not gossiped
-  // CometBFT gossips whatever ReapTxs returns: what went out does not go out again.
+  // CometBFT gossips whatever ReapTxs returns: what went out does not go out again this round.
+  *now += 500'000'000;
   CHECK(Reaped(chain).empty());
 
   // Carol's first tx fills the gap: both of hers are new, in sequence order; alice's next tx too.
@@ -395,12 +401,34 @@ TEST_CASE("InsertTx fills the pool and ReapTxs hands out each ready tx once, by 
   CHECK(Reaped(chain, b1.size()) == Txs{a2});
   CHECK(Reaped(chain).empty());
 
-  // A tx that left the pool (included) is forgotten; one that comes back is handed out again.
+  // Included txs leave; a new one goes out.
   chain.Block({a, a1, a2}, kT0 + kSecond);
-  CHECK(Reaped(chain).empty());
   const std::string a3 = chain.Send(kAlice, kDave, "1stake", At(3, 1, 0));
   Insert(chain, a3);
   CHECK(Reaped(chain) == Txs{a3});
+  CHECK(Reaped(chain).empty());
+
+  // 10 s after the round began, a new round hands out the whole pool again (for peers that
+  // connected since), once.
+  *now += 9'000'000'000;
+  CHECK(Reaped(chain).empty());
+  *now += 1'000'000'000;
+  CHECK(Reaped(chain) == Txs{b, b1, fill, gap, a3});  // each sender in sequence order
+  CHECK(Reaped(chain).empty());
+}
+
+TEST_CASE("ReapTxs with regossip_interval 0 hands out the whole pool every time", "[tx_pool]") {
+  app::AppOptions options;
+  options.mempool_regossip_interval_nanos = 0;
+  TestChain chain = Chain(options);
+  chain.Block({}, kT0);
+  const std::string a = chain.Send(kAlice, kDave, "1stake", At(0, 1, 0));
+  const std::string b = chain.Send(kBob, kDave, "1stake", At(0, 4, 1));
+  Insert(chain, a);
+  Insert(chain, b);
+  CHECK(Reaped(chain) == Txs{b, a});
+  CHECK(Reaped(chain) == Txs{b, a});
+  CHECK(Reaped(chain, b.size()) == Txs{b});
 }
 
 TEST_CASE("property: ProcessProposal accepts whatever PrepareProposal builds", "[tx_pool]") {
