@@ -287,8 +287,10 @@ class PriorityMempool {
   // txs from this reap; kStop ends. Deterministic for a given pool state. Removes nothing.
   // `visit` runs without the pool's mutex held (see the file comment).
   void Reap(const std::function<Verdict(const EntryPtr&)>& visit) const;
-  // For CometBFT v0.40 ReapTxs / gossip / PrepareProposal: ready txs in reap order while they
-  // fit in max_bytes (sum of tx bytes) and max_gas (sum of gas_wanted); 0 = unlimited. A tx that
+  // Ready txs in reap order while they fit in max_bytes (sum of tx bytes) and max_gas (sum of
+  // gas_wanted); 0 = unlimited: a block's worth, with no re-validation (the app's
+  // PrepareProposal and ReapTxs walk Reap themselves, to re-validate or to skip what was
+  // gossiped; the model test and benches use this). A tx that
   // does not fit is skipped (with its sender's later txs), not the end; the walk ends after
   // kReapMaxSkips txs in a row did not fit (so a full block does not walk the whole pool).
   static constexpr int kReapMaxSkips = 1000;
