@@ -55,7 +55,6 @@ class BlockSignatureCheck {
   // Executor thread, before tx `tx_index` runs. REQUIRES: called with increasing indices.
   void BeforeTx(std::size_t tx_index);
 
-  std::size_t jobs() const { return jobs_.size(); }
   // Jobs verified by the helpers so far (a helper that failed to verify one, e.g. out of
   // memory, leaves it to the ante and does not count it): for tests and logs.
   std::size_t helper_verified() const { return helper_verified_.load(std::memory_order_relaxed); }

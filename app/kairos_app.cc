@@ -4,8 +4,6 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include <thread>
-
 #include "ante/errors.h"
 #include "ante/sign_doc.h"
 #include "app/big_endian.h"

@@ -427,13 +427,14 @@ bool NotYet(const Status& s) {
          s.message().find("could not find results") != std::string::npos;
 }
 
+// The run's txs in one block: (plan index, position in the block).
+using RunTxsInBlock = std::vector<std::pair<std::uint32_t, std::size_t>>;
+
 // The result codes of the run's txs in the blocks seen: /block_results of each such block,
 // asked once the run is over. During the run the follower reads /block only: a node renders
 // /block_results as JSON through reflection, event by event, and for a Cosmos app's txs (a
 // dozen events each) that took a fifth of the followed node's CPU at 800 tx/s, load that the
 // generator itself put on the network it measures.
-// The run's txs in one block: (plan index, position in the block).
-using RunTxsInBlock = std::vector<std::pair<std::uint32_t, std::size_t>>;
 
 void FetchResultCodes(Run& run, std::vector<RpcClient>& rpcs, std::size_t which,
                       const std::vector<std::pair<std::int64_t, RunTxsInBlock>>& blocks,
