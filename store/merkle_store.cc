@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <functional>
 #include <filesystem>
 #include <future>
@@ -416,6 +417,7 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
   o.create_if_missing = true;
   o.paranoid_checks = true;
   o.write_buffer_size = options.write_buffer_bytes;
+  if (options.env != nullptr) o.env = options.env;
   o.max_file_size = 32u << 20;
   o.block_cache = cache;
   o.filter_policy = filter;
@@ -1107,6 +1109,7 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
 
 Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
                                 std::string commit_info) {
+  if (!failed_.ok()) return failed_;
   if (version <= latest_.version) {
     return Status::InvalidArgument("cannot stage version " + std::to_string(version) +
                                    " on top of version " + std::to_string(latest_.version));
@@ -1286,24 +1289,17 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
 }
 
 Status MerkleStore::Commit() {
+  if (!failed_.ok()) return failed_;
   if (!staged_) return Status::InvalidArgument("nothing staged to commit");
-  leveldb::WriteOptions wo;
-  wo.sync = true;
-  const auto write_start = std::chrono::steady_clock::now();
-  const leveldb::Status s = db_->Write(wo, &staged_->batch);
-  stats_.write_ms = MillisSince(write_start);
-  const auto memory_start = std::chrono::steady_clock::now();
-  if (!s.ok()) {
-    return FromLevelDb(s, "committing version " + std::to_string(staged_->root.version));
-  }
   const std::unique_ptr<Staged> staged = std::move(staged_);
   const Version version = staged->root.version;
-  latest_ = staged->root;
-  earliest_ = staged->new_earliest;
-  commit_info_ = std::move(staged->commit_info);
-  if (reconstruction_ && reconstruction_->version < earliest_) reconstruction_.reset();
-  // The version is durable: the tree's memory (its pages and checkpoints) and the value cache
-  // take it in. They share nothing, so a large block updates them on two threads.
+  // The tree's memory (its pages and checkpoints) and the value cache take the version in.
+  // They share nothing with each other or with the batch, so for a large block they run on
+  // two helpers while this thread writes the batch (its fsync is mostly waiting); a small
+  // block updates them here after the write. Should the write fail, the memory is ahead of
+  // the disk: the store then refuses every later call (failed_), and the node stops.
+  const RootRecord previous = latest_;
+  latest_ = staged->root;  // a checkpoint that begins at this version takes it as its root
   const auto update_tree = [this, &staged, version] {
     ApplyToMemory(version, staged->tree, staged->pending_written, staged->pending_done);
     if (staged->started_done) {
@@ -1311,23 +1307,55 @@ Status MerkleStore::Commit() {
       pending_.reset();
     }
     // Checkpoints below the pruning base are gone from disk.
-    if (earliest_ > 0) {
-      auto keep = checkpoints_.upper_bound(earliest_);
+    if (staged->new_earliest > 0) {
+      auto keep = checkpoints_.upper_bound(staged->new_earliest);
       if (keep != checkpoints_.begin()) checkpoints_.erase(checkpoints_.begin(), std::prev(keep));
     }
     staged->tree = TreeUpdate();  // the pages it replaced are freed here
     FreeRetiredShare();
   };
-  std::future<void> tree_side;
-  if (staged->state_records.size() >= kMinParallelHashes) {
+  const auto update_values = [this, &staged] {
+    for (auto& [key, record] : staged->state_records) {
+      CacheStateRecord(std::move(key), std::move(record));
+    }
+  };
+  const bool overlap = staged->state_records.size() >= kMinParallelHashes;
+  std::future<void> tree_side, value_side;  // joined before `staged` is destroyed
+  if (overlap) {
     tree_side = std::async(std::launch::async, update_tree);
-  } else {
+    value_side = std::async(std::launch::async, update_values);
+  }
+  leveldb::WriteOptions wo;
+  wo.sync = true;
+  const auto write_start = std::chrono::steady_clock::now();
+  const leveldb::Status s = db_->Write(wo, &staged->batch);
+  stats_.write_ms = MillisSince(write_start);
+  const auto memory_start = std::chrono::steady_clock::now();
+  if (overlap) {
+    // Both are joined before either rethrows what its helper threw.
+    std::exception_ptr thrown;
+    for (std::future<void>* f : {&tree_side, &value_side}) {
+      try {
+        f->get();
+      } catch (...) {
+        if (!thrown) thrown = std::current_exception();
+      }
+    }
+    if (thrown) std::rethrow_exception(thrown);
+  }
+  if (!s.ok()) {
+    latest_ = previous;  // version() stays the last durable one, for the caller's message
+    failed_ = FromLevelDb(s, "committing version " + std::to_string(version) +
+                                 " (the store refuses every later call: restart the node)");
+    return failed_;
+  }
+  if (!overlap) {
     update_tree();
+    update_values();
   }
-  for (auto& [key, record] : staged->state_records) {
-    CacheStateRecord(std::move(key), std::move(record));
-  }
-  if (tree_side.valid()) tree_side.get();  // rethrows what the helper threw
+  earliest_ = staged->new_earliest;
+  commit_info_ = std::move(staged->commit_info);
+  if (reconstruction_ && reconstruction_->version < earliest_) reconstruction_.reset();
   stats_.memory_ms = MillisSince(memory_start);
   return Status::OK();
 }
