@@ -8,6 +8,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -1146,6 +1147,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     const std::string* key;
     const std::string* value;  // nullptr: delete
     KeyUpdate update;          // the key hash, and the leaf hash unless deleted
+    std::size_t order;         // its place in `changes` (key order)
   };
   std::vector<Change> work;
   work.reserve(changes.size());
@@ -1155,7 +1157,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
       staged_.reset();
       return s;
     }
-    work.push_back({&key, value ? &*value : nullptr, {}});
+    work.push_back({&key, value ? &*value : nullptr, {}, work.size()});
   }
   // Key and leaf hashes, on two threads for a large block (each change's own hashes only).
   const auto hash_range = [&work](std::size_t begin, std::size_t end) {
@@ -1193,12 +1195,17 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   if (pending_) {
     const std::size_t n = staged_->pending_written;
     const auto encode = [&share, first = pending_->next, n] {
-      std::string key, value;
+      // In key order, like the values (the pages come from a hash map).
+      std::vector<std::pair<std::string, const Page*>> pages(n);
       auto it = first;
       for (std::size_t i = 0; i < n; ++i, ++it) {
-        key.clear();
-        AppendPageKey(it->first.version, it->first.path, &key);
-        it->second->EncodeTo(&value);
+        AppendPageKey(it->first.version, it->first.path, &pages[i].first);
+        pages[i].second = it->second.get();
+      }
+      std::sort(pages.begin(), pages.end());
+      std::string value;
+      for (const auto& [key, page] : pages) {
+        page->EncodeTo(&value);
         share.Put(key, value);
       }
     };
@@ -1210,18 +1217,21 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     stats_.checkpoint_pages = n;
   }
 
-  // Values, the changeset, and the pages this version makes stale.
+  // Values, the changeset, and the pages this version makes stale. Each table's records go
+  // into the batch in key order (V by key hash, then S by key): LevelDB inserts them one by
+  // one into its memtable, a skip list, where an insert next to the previous one finds its
+  // path in the CPU cache.
   std::string changeset, record, value_key, state_key, stale_list;
   changeset.reserve(updates.size() * 70);
+  std::vector<bool> written(work.size(), false);  // by place in `changes`
   for (std::size_t i = 0; i < work.size(); ++i) {
     const Change& c = work[i];
     const Version previous = tree.outcomes[i];
     if (previous == kNoop) continue;  // the same value again, or deleting an absent key
+    written[c.order] = true;
     AppendChange(updates[i], previous, &changeset);
     value_key.clear();
     AppendValueKey(c.update.key_hash, version, &value_key);
-    state_key.clear();
-    AppendStateKey(*c.key, &state_key);
     if (c.value) {
       record.assign(1, '\x01');
       AppendVarint(c.key->size(), &record);
@@ -1230,17 +1240,28 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
       batch.Put(value_key, record);
       record.clear();
       AppendBE64(static_cast<std::uint64_t>(version), &record);
-      batch.Put(state_key, record);  // the version only: the value is in V
       record.append(*c.value);
       staged_->state_records.emplace_back(*c.key, record);
     } else {
       // A tombstone: absent from `version` on. Needed only until `version` is pruned.
       batch.Put(value_key, leveldb::Slice("\x00", 1));
-      batch.Delete(state_key);
       staged_->state_records.emplace_back(*c.key, std::nullopt);
     }
     // The replaced value stays readable at versions [previous, version): pruning finds it
     // through this changeset.
+  }
+  std::string state_version;
+  AppendBE64(static_cast<std::uint64_t>(version), &state_version);
+  std::size_t order = 0;
+  for (const auto& [key, value] : changes) {
+    if (!written[order++]) continue;
+    state_key.clear();
+    AppendStateKey(key, &state_key);
+    if (value) {
+      batch.Put(state_key, state_version);  // the version only: the value is in V
+    } else {
+      batch.Delete(state_key);
+    }
   }
   // A replaced page is on disk when the checkpoint begun last (the latest one before this
   // version) could reach it: made at or below that checkpoint and alive after it.
@@ -1296,8 +1317,10 @@ Status MerkleStore::Commit() {
   // The tree's memory (its pages and checkpoints) and the value cache take the version in.
   // They share nothing with each other or with the batch, so for a large block they run on
   // two helpers while this thread writes the batch (its fsync is mostly waiting); a small
-  // block updates them here after the write. Should the write fail, the memory is ahead of
-  // the disk: the store then refuses every later call (failed_), and the node stops.
+  // block, or one whose helper thread cannot start, updates them here after the write.
+  // Should the write fail, or anything throw, the memory may be ahead of the disk or between
+  // two versions: the store then refuses every later Stage and Commit (failed_), and the node
+  // stops.
   const RootRecord previous = latest_;
   latest_ = staged->root;  // a checkpoint that begins at this version takes it as its root
   const auto update_tree = [this, &staged, version] {
@@ -1319,44 +1342,60 @@ Status MerkleStore::Commit() {
       CacheStateRecord(std::move(key), std::move(record));
     }
   };
-  const bool overlap = staged->state_records.size() >= kMinParallelHashes;
-  std::future<void> tree_side, value_side;  // joined before `staged` is destroyed
-  if (overlap) {
-    tree_side = std::async(std::launch::async, update_tree);
-    value_side = std::async(std::launch::async, update_values);
-  }
-  leveldb::WriteOptions wo;
-  wo.sync = true;
-  const auto write_start = std::chrono::steady_clock::now();
-  const leveldb::Status s = db_->Write(wo, &staged->batch);
-  stats_.write_ms = MillisSince(write_start);
-  const auto memory_start = std::chrono::steady_clock::now();
-  if (overlap) {
+  const auto launch = [](const auto& work) {
+    try {
+      return std::async(std::launch::async, work);
+    } catch (const std::system_error&) {
+      return std::future<void>();  // no thread: the work runs here after the write
+    }
+  };
+  const auto stop = [&](Status status) {
+    latest_ = previous;  // version() stays the last version known to be durable
+    failed_ = std::move(status);
+  };
+  try {
+    std::future<void> tree_side, value_side;  // joined before `staged` is destroyed
+    if (staged->state_records.size() >= kMinParallelHashes) {
+      tree_side = launch(update_tree);
+      value_side = launch(update_values);
+    }
+    const bool tree_launched = tree_side.valid(), values_launched = value_side.valid();
+    leveldb::WriteOptions wo;
+    wo.sync = true;
+    const auto write_start = std::chrono::steady_clock::now();
+    const leveldb::Status s = db_->Write(wo, &staged->batch);
+    stats_.write_ms = MillisSince(write_start);
+    const auto memory_start = std::chrono::steady_clock::now();
     // Both are joined before either rethrows what its helper threw.
     std::exception_ptr thrown;
     for (std::future<void>* f : {&tree_side, &value_side}) {
       try {
-        f->get();
+        if (f->valid()) f->get();
       } catch (...) {
         if (!thrown) thrown = std::current_exception();
       }
     }
     if (thrown) std::rethrow_exception(thrown);
-  }
-  if (!s.ok()) {
-    latest_ = previous;  // version() stays the last durable one, for the caller's message
-    failed_ = FromLevelDb(s, "committing version " + std::to_string(version) +
-                                 " (the store refuses every later call: restart the node)");
-    return failed_;
-  }
-  if (!overlap) {
-    update_tree();
-    update_values();
+    if (!s.ok()) {
+      stop(FromLevelDb(s, "committing version " + std::to_string(version) +
+                              " (the store refuses every later call: restart the node)"));
+      return failed_;
+    }
+    if (!tree_launched) update_tree();
+    if (!values_launched) update_values();
+    stats_.memory_ms = MillisSince(memory_start);
+  } catch (const std::exception& e) {
+    stop(Status::IOError("committing version " + std::to_string(version) + " failed: " +
+                         e.what() + " (the store refuses every later call: restart the node)"));
+    throw;
+  } catch (...) {
+    stop(Status::IOError("committing version " + std::to_string(version) +
+                         " failed (the store refuses every later call: restart the node)"));
+    throw;
   }
   earliest_ = staged->new_earliest;
   commit_info_ = std::move(staged->commit_info);
   if (reconstruction_ && reconstruction_->version < earliest_) reconstruction_.reset();
-  stats_.memory_ms = MillisSince(memory_start);
   return Status::OK();
 }
 

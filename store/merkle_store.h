@@ -131,8 +131,10 @@ class MerkleStore final : public KvReader, private PageReader {
   // `commit_info` is saved with the version, outside the tree (not part of the root): the app
   // keeps there what it needs after a restart but must not hash, e.g. the last block time.
   Result<Hash> Stage(Version version, const ChangeSet& changes, std::string commit_info = {});
-  // Writes the staged version durably. A failure means the disk is broken: stop the node (the
-  // store then refuses every later Stage and Commit).
+  // Writes the staged version durably. A failure (a returned error, or an exception) means the
+  // disk or the process is broken: stop the node. The store then refuses every later Stage and
+  // Commit, and version() names the version before; reads may see either version, and a
+  // reopen finds one of the two, whole.
   Status Commit();
 
   // What the last Stage and Commit did, for benchmarks and logs (no effect on anything).
@@ -237,8 +239,8 @@ class MerkleStore final : public KvReader, private PageReader {
   std::string commit_info_;
   std::unique_ptr<Staged> staged_;
   BlockStats stats_;
-  // Set by a Commit whose write failed after the memory took the version in: every later
-  // Stage and Commit returns it.
+  // Set by a Commit that failed (its write, or its memory update): every later Stage and
+  // Commit returns it.
   Status failed_;
 
   // Durable checkpoints (K records): version -> root. The largest is `durable_`.

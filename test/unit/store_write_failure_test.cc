@@ -132,6 +132,8 @@ TEST_CASE("a commit whose synced write fails stops the store; a reopen finds a w
   store.reset();
 
   // Reopened without the failing device: version 4 or 5, each whole (its values and root).
+  // (Here it is 5: LevelDB appended the record to its log before the failing Sync, and the
+  // injected failure loses nothing; a real device may lose it.)
   options.env = nullptr;
   store = OpenStore(options);
   const Version reopened = store->version();
