@@ -78,7 +78,11 @@ struct StoreOptions {
   // inter-block cache): the accounts and balances a block just wrote are what the next CheckTx
   // and block read. 0 turns it off.
   std::size_t value_cache_bytes = 64u << 20;
-  std::size_t write_buffer_bytes = 64u << 20;
+  // LevelDB's memtable. LevelDB stops writes while its level 0 holds 12 files (compiled in);
+  // at 10M keys on 2 cores compaction falls behind and 64 MB memtables reached that (a 2.8 s
+  // commit), 128 MB ones peaked at 9 files (docs/benchmarks.md, session 8; one run each).
+  // Costs up to twice this in memory, and its log is replayed at open after a crash.
+  std::size_t write_buffer_bytes = 128u << 20;
   // Read every table with checksums at open, naming a corrupt file. Costs one full read of
   // the database (seconds per GB).
   bool verify_on_open = true;

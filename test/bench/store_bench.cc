@@ -4,7 +4,7 @@
 //
 // Workload (issue 3): random 32-byte keys, 100-byte values, blocks of 10k updates.
 //   store_bench [--keys 1000000] [--block 10000] [--blocks 100] [--keep 100] [--proofs 100000]
-//               [--checkpoint K] [--dir DIR] [--trace 1] [--compact 0]
+//               [--checkpoint K] [--dir DIR] [--trace 1] [--compact 0] [--write-buffer-mb N]
 // --trace 1 prints one line per update block (its kind, where its time went, LevelDB's level-0
 // file count) and LevelDB's compaction stats. Disk is measured at the end of the run as the
 // directory is (obsolete entries that compaction has not dropped yet included), and, unless
@@ -44,11 +44,13 @@ struct Args {
   std::string dir;
   bool trace = false;
   bool compact = true;
+  std::int64_t write_buffer_mb = store::StoreOptions{}.write_buffer_bytes >> 20;
 };
 
 constexpr const char* kUsage =
     "usage: store_bench [--keys N] [--block N] [--blocks N] [--keep N] [--proofs N]\n"
-    "                   [--checkpoint K] [--dir DIR] [--trace 0|1] [--compact 0|1]\n";
+    "                   [--checkpoint K] [--dir DIR] [--trace 0|1] [--compact 0|1]\n"
+    "                   [--write-buffer-mb N]\n";
 
 Args Parse(int argc, char** argv) {
   Args a;
@@ -72,6 +74,7 @@ Args Parse(int argc, char** argv) {
     else if (k == "--checkpoint") a.checkpoint = std::atoll(v);
     else if (k == "--trace") a.trace = std::atoll(v) != 0;
     else if (k == "--compact") a.compact = std::atoll(v) != 0;
+    else if (k == "--write-buffer-mb") a.write_buffer_mb = std::atoll(v);
     else {
       std::fprintf(stderr, "unknown flag %s\n%s", k.c_str(), kUsage);
       std::exit(2);
@@ -223,6 +226,7 @@ int main(int argc, char** argv) {
   o.keep_recent = a.keep;
   o.prune_interval = 10;
   o.checkpoint_interval = a.checkpoint;
+  o.write_buffer_bytes = static_cast<std::size_t>(a.write_buffer_mb) << 20;
   o.verify_on_open = false;
   auto opened = store::MerkleStore::Open(o);
   if (!opened.ok()) {
