@@ -435,7 +435,6 @@ using RunTxsInBlock = std::vector<std::pair<std::uint32_t, std::size_t>>;
 // /block_results as JSON through reflection, event by event, and for a Cosmos app's txs (a
 // dozen events each) that took a fifth of the followed node's CPU at 800 tx/s, load that the
 // generator itself put on the network it measures.
-
 void FetchResultCodes(Run& run, std::vector<RpcClient>& rpcs, std::size_t which,
                       const std::vector<std::pair<std::int64_t, RunTxsInBlock>>& blocks,
                       FollowStats& stats) {

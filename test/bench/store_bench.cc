@@ -325,9 +325,9 @@ int main(int argc, char** argv) {
 
   if (a.trace) {
     std::printf("\nper block: version, phase, block ms = stage (of which pruning) + commit (of "
-                "which synced write, then the wait for the memory update beside it), records pruning deletes, checkpoint pages "
-                "written, batch MB, level-0 files and memtable MB before the block, directory "
-                "bytes per key / raw after it\n");
+                "which synced write, then the wait for the memory update beside it), records "
+                "pruning deletes, checkpoint pages written, batch MB, level-0 files and memtable "
+                "MB before the block, directory bytes per key / raw after it\n");
     std::printf("%5s %-6s %8s %8s %8s %8s %8s %8s %9s %7s %7s %4s %7s %7s\n", "ver", "phase",
                 "block", "stage", "prune", "commit", "write", "memory", "deletes", "pages", "MB",
                 "L0", "memMB", "disk");
