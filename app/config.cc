@@ -340,7 +340,8 @@ std::string DefaultConfigToml() {
         "max_value_bytes = "
      << d.max_value_bytes
      << "\n"
-        "# Tree pages kept in memory (about 1 KiB each), and LevelDB's block cache in bytes.\n"
+        "# On-disk tree pages kept in memory (about 1.8 KiB each; only the latest tree's, and a\n"
+        "# tree has about a third as many pages as keys), and LevelDB's block cache in bytes.\n"
         "page_cache_pages = "
      << d.page_cache_pages
      << "\n"

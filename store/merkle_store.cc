@@ -372,6 +372,7 @@ struct MerkleStore::Staged {
   TreeUpdate tree;
   Version new_earliest = 0;
   std::string commit_info;
+  PruneCursors prune_cursors;       // prune_cursors_ once the batch is durable
   std::size_t pending_written = 0;  // pages of pending_ this batch writes
   bool pending_done = false;        // ... and with them its K record
   bool started_done = false;        // the checkpoint this version begins is written whole
@@ -569,8 +570,18 @@ Status MerkleStore::Recover(Version latest) {
 
 void MerkleStore::ApplyToMemory(Version version, const TreeUpdate& tree, std::size_t shared,
                                 bool done) {
-  for (const auto& [v, path] : tree.stale_pages) {
-    if (v > last_started_) epoch_.erase(PageId{v, path});  // never to be written
+  {
+    std::lock_guard lock(page_cache_mu_);
+    for (const auto& [v, path] : tree.stale_pages) {
+      const PageId id{v, path};
+      if (v > last_started_) {
+        epoch_.erase(id);  // never to be written
+      } else if (v > durable_) {
+        if (pending_) pending_->replaced.push_back(id);  // written, then dropped
+      } else {
+        ForgetPage(id);  // on disk, for the past versions that still reach it
+      }
+    }
   }
   for (const auto& [path, page] : tree.new_pages) epoch_[PageId{version, path}] = page;
   if (pending_) {
@@ -589,7 +600,10 @@ void MerkleStore::ApplyToMemory(Version version, const TreeUpdate& tree, std::si
   p.pages = std::move(epoch_);
   epoch_ = PageMap();
   epoch_.reserve(p.pages.size());  // the next interval makes about as many: no rehashing
-  if (pending_) p.pages.merge(pending_->pages);
+  if (pending_) {
+    p.pages.merge(pending_->pages);
+    p.replaced.insert(p.replaced.end(), pending_->replaced.begin(), pending_->replaced.end());
+  }
   p.next = p.pages.begin();
   // Written in equal shares over the next checkpoint_interval batches: the last share (and the
   // K record) goes in the batch that begins the next checkpoint, which so carries its share
@@ -610,21 +624,35 @@ void MerkleStore::MakeDurable(PendingCheckpoint* done) {
   {
     std::lock_guard lock(page_cache_mu_);
     unread = std::exchange(written_, std::move(done->pages));
+    // Its pages replaced since it began leave written_ a share per commit too (dropping them
+    // all here, ~140k pages at 1M keys, took ~180 ms in this commit).
+    forget_.insert(forget_.end(), done->replaced.begin(), done->replaced.end());
+    forget_per_commit_ = std::max<std::size_t>(2048, (forget_.size() + 19) / 20);
   }
+  done->replaced = {};
   done->pages = PageMap();
   if (!unread.empty()) {
+    std::lock_guard lock(page_cache_mu_);
     retired_.push_back(std::move(unread));
     std::size_t total = 0;
     for (const PageMap& m : retired_) total += m.size();
-    retire_per_commit_ = std::max<std::size_t>(2048, (total + 2) / 3);
+    retire_per_commit_ = std::max<std::size_t>(2048, (total + 9) / 10);
   }
 }
 
 void MerkleStore::FreeRetiredShare() {
+  std::lock_guard lock(page_cache_mu_);
+  for (std::size_t i = 0; i < forget_per_commit_ && !forget_.empty(); ++i) {
+    ForgetPage(forget_.back());
+    forget_.pop_back();
+  }
   std::size_t n = retire_per_commit_;
   while (n > 0 && !retired_.empty()) {
     PageMap& m = retired_.front();
-    for (auto it = m.begin(); n > 0 && it != m.end(); --n) it = m.erase(it);
+    for (auto it = m.begin(); n > 0 && it != m.end(); --n) {
+      KeepUnreadPage(it->first, std::move(it->second));
+      it = m.erase(it);
+    }
     if (m.empty()) retired_.erase(retired_.begin());
   }
 }
@@ -640,6 +668,21 @@ void MerkleStore::CachePage(Version version, const NibblePath& path,
   while (pages_.size() > options_.page_cache_pages) {
     pages_.erase(lru_.back());
     lru_.pop_back();
+  }
+}
+
+void MerkleStore::KeepUnreadPage(const PageId& id, std::shared_ptr<const Page> page) const {
+  if (pages_.size() >= options_.page_cache_pages || pages_.count(id) != 0) return;
+  lru_.push_back(id);
+  pages_.emplace(id, std::make_pair(std::move(page), std::prev(lru_.end())));
+}
+
+void MerkleStore::ForgetPage(const PageId& id) {
+  written_.erase(id);
+  for (PageMap& m : retired_) m.erase(id);
+  if (auto it = pages_.find(id); it != pages_.end()) {
+    lru_.erase(it->second.second);
+    pages_.erase(it);
   }
 }
 
@@ -668,8 +711,17 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
       CachePage(version, path, page);
       return page;
     }
+    for (PageMap& m : retired_) {
+      if (auto it = m.find(PageId{version, path}); it != m.end()) {
+        std::shared_ptr<const Page> page = std::move(it->second);
+        m.erase(it);
+        CachePage(version, path, page);
+        return page;
+      }
+    }
   }
   std::string value;
+  disk_page_reads_.fetch_add(1, std::memory_order_relaxed);
   const leveldb::Status s = db_->Get(VerifiedRead(), PageKey(version, path), &value);
   if (s.IsNotFound()) {  // a page the tree points to is gone: the store is damaged
     return Status::Corruption("the tree page at version " + std::to_string(version) +
@@ -1075,8 +1127,15 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
   // (Versions are positive and encoded unsigned: a bound below 1 means none.)
   const Version pages_to =
       std::max<Version>(0, std::min(base, keep_from - options_.checkpoint_interval));
+  // Each scan below starts where the last committed one ended (all below it is deleted):
+  // from the table's start, it walked every record deleted since the last compaction, and
+  // LevelDB reads a deleted record's older value (a changeset: ~0.7 MB at 10k changes) to
+  // skip it.
+  PruneCursors& next = staged_->prune_cursors;
+  next = prune_cursors_;
   const std::string pages_end = VersionKey(kStalePagePrefix, pages_to + 1);
-  for (it->Seek(std::string(1, kStalePagePrefix));
+  if (pages_to > 0) next.stale = std::max(next.stale, pages_to + 1);
+  for (it->Seek(VersionKey(kStalePagePrefix, prune_cursors_.stale));
        pages_to > 0 && it->Valid() && it->key().compare(pages_end) < 0; it->Next()) {
     StaleList stale;
     if (!StaleList::Decode(std::string_view(it->value().data(), it->value().size()), &stale)) {
@@ -1089,15 +1148,18 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
   if (!it->status().ok()) return FromLevelDb(it->status(), "scanning stale pages");
   // Roots of the versions that leave the window, changesets at or below the base, and
   // checkpoints below it.
-  for (const auto& [prefix, stop] : {std::pair{kRootPrefix, keep_from},
-                                     std::pair{kChangesetPrefix, base + 1},
-                                     std::pair{kCheckpointPrefix, base}}) {
+  for (const auto& [prefix, stop, from, to] :
+       {std::tuple{kRootPrefix, keep_from, prune_cursors_.roots, &next.roots},
+        std::tuple{kChangesetPrefix, base + 1, prune_cursors_.changesets, &next.changesets},
+        std::tuple{kCheckpointPrefix, base, prune_cursors_.checkpoints, &next.checkpoints}}) {
     const std::string end = VersionKey(prefix, stop);
-    for (it->Seek(std::string(1, prefix)); it->Valid() && it->key().compare(end) < 0; it->Next()) {
+    for (it->Seek(VersionKey(prefix, from)); it->Valid() && it->key().compare(end) < 0;
+         it->Next()) {
       batch->Delete(it->key());
       ++stats_.prune_deletes;
     }
     if (!it->status().ok()) return FromLevelDb(it->status(), "scanning pruned records");
+    *to = std::max(*to, stop);
   }
   if (keep_from > earliest_) {
     std::string e;
@@ -1118,6 +1180,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   staged_ = std::make_unique<Staged>();
   staged_->new_earliest = earliest_;
   stats_ = BlockStats();
+  disk_page_reads_.store(0, std::memory_order_relaxed);
   // Checkpoints: this batch writes a share of the pending one's pages (all that is left when a
   // new one begins here), and with the last share its K record.
   const bool begins = version >= last_started_ + options_.checkpoint_interval;
@@ -1306,6 +1369,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   batch.Put(kFormatKey, std::to_string(kFormatVersion));
   staged_->commit_info = std::move(commit_info);
   stats_.batch_bytes = batch.ApproximateSize();
+  stats_.disk_page_reads = disk_page_reads_.load(std::memory_order_relaxed);
   return staged_->root.hash;
 }
 
@@ -1384,6 +1448,10 @@ Status MerkleStore::Commit() {
     if (!tree_launched) update_tree();
     if (!values_launched) update_values();
     stats_.memory_ms = MillisSince(memory_start);
+    {
+      std::lock_guard lock(page_cache_mu_);
+      stats_.cached_pages = pages_.size();
+    }
   } catch (const std::exception& e) {
     stop(Status::IOError("committing version " + std::to_string(version) + " failed: " +
                          e.what() + " (the store refuses every later call: restart the node)"));
@@ -1394,6 +1462,7 @@ Status MerkleStore::Commit() {
     throw;
   }
   earliest_ = staged->new_earliest;
+  prune_cursors_ = staged->prune_cursors;
   commit_info_ = std::move(staged->commit_info);
   if (reconstruction_ && reconstruction_->version < earliest_) reconstruction_.reset();
   return Status::OK();

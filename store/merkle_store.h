@@ -33,6 +33,7 @@
 // the in-memory update after the write); the results do not depend on it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <map>
@@ -72,7 +73,10 @@ struct StoreOptions {
   // memory, and a longer replay at open and for proofs at past heights. 30 against 10:
   // updates/s +28% and disk -24% at 1M keys, memory +11% (docs/benchmarks.md, session 8).
   std::int64_t checkpoint_interval = 30;
-  std::size_t page_cache_pages = 200000;  // on-disk pages kept in memory (an LRU)
+  // On-disk pages kept in memory (an LRU of the latest tree's pages, ~1.8 KB each; a tree has
+  // about a third as many pages as keys). 10M keys with 3.5M: updates/s +20%, no page read
+  // from disk (docs/benchmarks.md, session 9).
+  std::size_t page_cache_pages = 1000000;
   std::size_t block_cache_bytes = 128u << 20;
   // Latest values kept in memory (an LRU, write-through at Commit, like the Cosmos SDK's
   // inter-block cache): the accounts and balances a block just wrote are what the next CheckTx
@@ -150,6 +154,8 @@ class MerkleStore final : public KvReader, private PageReader {
     double write_ms = 0;               // Commit: the synced LevelDB write
     double memory_ms = 0;              // Commit: the in-memory update (or the wait for it
                                        // after the write, when it ran beside the write)
+    std::size_t disk_page_reads = 0;   // Stage: tree pages read from LevelDB (not in memory)
+    std::size_t cached_pages = 0;      // Commit: pages in the page cache after it
   };
   const BlockStats& last_block() const { return stats_; }
   // A LevelDB property of the database ("leveldb.stats", "leveldb.num-files-at-level0", ...),
@@ -188,8 +194,19 @@ class MerkleStore final : public KvReader, private PageReader {
     PageMap::const_iterator next;
     std::size_t written = 0;
     std::size_t chunk = 0;  // pages per batch
+    // Its pages that later versions replaced: written all the same (the checkpoint needs
+    // them), but not kept in memory once it is durable.
+    std::vector<PageId> replaced;
   };
   struct Reconstruction;
+  // Where pruning's scans of each table start: every record below is deleted (and none is
+  // written there again, versions only grow). 0 after open: the table's start.
+  struct PruneCursors {
+    Version roots = 0;
+    Version changesets = 0;
+    Version checkpoints = 0;
+    Version stale = 0;
+  };
 
   MerkleStore(StoreOptions options, leveldb::DB* db, const leveldb::Cache* cache,
               const leveldb::FilterPolicy* filter);
@@ -207,8 +224,13 @@ class MerkleStore final : public KvReader, private PageReader {
   // to PruneTo(version) allows. `completing`: the checkpoint whose K record the same batch
   // writes (0: none), which may serve as the replay base.
   Status AddPruning(Version version, Version completing, void* batch);
+  // REQUIRES (the three): page_cache_mu_ held. CachePage adds a page read as the most recently
+  // used; KeepUnreadPage one of a past checkpoint's pages nobody read as the least recently
+  // used, only while the cache has room; ForgetPage drops a replaced page from memory.
   void CachePage(Version version, const NibblePath& path,
                  std::shared_ptr<const Page> page) const;
+  void KeepUnreadPage(const PageId& id, std::shared_ptr<const Page> page) const;
+  void ForgetPage(const PageId& id);
   // The latest version of `key` (BE64) then its value, through the value cache. NotFound
   // when absent.
   Status ReadStateRecord(std::string_view key, std::string* record) const;
@@ -228,7 +250,9 @@ class MerkleStore final : public KvReader, private PageReader {
   // pages of the pending checkpoint that the batch wrote, `done` whether that completed it.
   void ApplyToMemory(Version version, const TreeUpdate& tree, std::size_t shared, bool done);
   void MakeDurable(PendingCheckpoint* done);
-  // Frees the next retire_per_commit_ pages of retired_ (Commit).
+  // Drops the next forget_per_commit_ pages of forget_, then moves the next
+  // retire_per_commit_ pages of retired_ to the page cache while it has room and frees the
+  // others (Commit).
   void FreeRetiredShare();
   // The tree of a past version that is neither the latest nor a durable checkpoint, rebuilt
   // by replaying changesets from the checkpoint below it (the last one is cached).
@@ -240,6 +264,7 @@ class MerkleStore final : public KvReader, private PageReader {
   std::unique_ptr<const leveldb::FilterPolicy> filter_;
   RootRecord latest_;
   Version earliest_ = 0;
+  PruneCursors prune_cursors_;
   std::string commit_info_;
   std::unique_ptr<Staged> staged_;
   BlockStats stats_;
@@ -255,13 +280,20 @@ class MerkleStore final : public KvReader, private PageReader {
   PageMap epoch_;
   // Pages in (durable_, last_started_]: the checkpoint being written.
   std::optional<PendingCheckpoint> pending_;
-  // The pages the last durable checkpoint wrote, now on disk: a page moves to the LRU cache
-  // when read, and those never read are dropped when the next checkpoint completes (moving
-  // them all at once would stall that commit).
+  // The pages the last durable checkpoint wrote that the latest tree still reaches, now on
+  // disk: a page moves to the LRU cache when read, and those never read move to retired_ when
+  // the next checkpoint completes (moving them all at once would stall that commit).
   mutable PageMap written_;
-  // Unread pages of checkpoints before the last durable one, freed a share per commit.
-  std::vector<PageMap> retired_;
+  // Unread pages of checkpoints before the last durable one, a share per commit going to the
+  // cache (as its least recently used) while it has room, the rest freed. A page replaced by
+  // a later version leaves written_, retired_ and the cache at that version's commit, so with
+  // a cache as large as the tree every page of the latest version stays in memory.
+  mutable std::vector<PageMap> retired_;
   std::size_t retire_per_commit_ = 0;
+  // Pages of the last durable checkpoint that later versions replaced, dropped from written_
+  // (or wherever they went since) forget_per_commit_ per commit.
+  std::vector<PageId> forget_;
+  std::size_t forget_per_commit_ = 0;
   mutable std::unique_ptr<Reconstruction> reconstruction_;
 
   // The value cache: S records (nullopt = absent) by key, in value_lru_ oldest first, evicted
@@ -287,10 +319,12 @@ class MerkleStore final : public KvReader, private PageReader {
   ValueMap::iterator ValueCacheVictim(std::list<const std::string*>::iterator back) const;
   mutable std::size_t value_cache_used_ = 0;
 
-  // Guards the page cache (lru_, pages_) and written_: a parallel tree update loads pages
-  // from two threads.
+  // Guards the page cache (lru_, pages_), written_, retired_ and forget_: a parallel tree
+  // update loads pages from two threads.
   mutable std::mutex page_cache_mu_;
-  // LRU cache of on-disk pages: pages are immutable, so a cached page never goes stale.
+  mutable std::atomic<std::size_t> disk_page_reads_{0};  // since the last Stage began
+  // LRU cache of on-disk pages: pages are immutable, so a cached page never goes stale; one
+  // that a later version replaced is dropped (past versions read it back from disk).
   mutable std::list<PageId> lru_;
   mutable std::unordered_map<PageId, std::pair<std::shared_ptr<const Page>, std::list<PageId>::iterator>,
                              PageIdHash>

@@ -357,13 +357,13 @@ LeafPath PathOf(const PageStack& pages, const Slot& leaf) {
   LeafPath path{leaf.key_hash, leaf.hash, {}, leaf.version};
   path.steps.reserve(pages.size() * 4);
   for (auto it = pages.rbegin(); it != pages.rend(); ++it) {
-    const auto& nodes = it->first->nodes;
+    const Page& page = *it->first;
     int idx = kSlotsPerPage - 1 + it->second;
     while (idx > 0) {
       const int parent = (idx - 1) / 2;
       const bool right = idx % 2 == 0;  // heap: left children are odd
-      if (nodes[parent].keys == 2) {
-        path.steps.push_back({right, nodes[right ? idx - 1 : idx + 1].hash});
+      if (page.inner[parent].keys == 2) {
+        path.steps.push_back({right, page.Node(right ? idx - 1 : idx + 1).hash});
       }
       idx = parent;
     }
@@ -550,16 +550,16 @@ bool Page::Decode(std::string_view in, Page* out) {
   return true;
 }
 
+PageNode Page::Node(int i) const {
+  return i < kSlotsPerPage - 1 ? inner[i] : ValueOf(slots[i - (kSlotsPerPage - 1)]);
+}
+
 void Page::Reseal(std::uint16_t changed) {
-  std::uint32_t dirty = 0;  // bit i: heap node i must be recomputed
-  for (int i = 0; i < kSlotsPerPage; ++i) {
-    if ((changed >> i & 1) == 0) continue;
-    nodes[kSlotsPerPage - 1 + i] = ValueOf(slots[i]);
-    dirty |= 1u << (kSlotsPerPage - 1 + i);
-  }
+  // Bit i: heap node i must be recomputed (the slots' level, 15..30, from `changed`).
+  std::uint32_t dirty = static_cast<std::uint32_t>(changed) << (kSlotsPerPage - 1);
   for (int i = kSlotsPerPage - 2; i >= 0; --i) {
     if ((dirty >> (2 * i + 1) & 3) == 0) continue;
-    nodes[i] = Combine(nodes[2 * i + 1], nodes[2 * i + 2]);
+    inner[i] = Combine(Node(2 * i + 1), Node(2 * i + 2));
     dirty |= 1u << i;
   }
 }

@@ -45,12 +45,14 @@ struct Args {
   bool trace = false;
   bool compact = true;
   std::int64_t write_buffer_mb = store::StoreOptions{}.write_buffer_bytes >> 20;
+  std::int64_t page_cache = static_cast<std::int64_t>(store::StoreOptions{}.page_cache_pages);
+  std::int64_t block_cache_mb = store::StoreOptions{}.block_cache_bytes >> 20;
 };
 
 constexpr const char* kUsage =
     "usage: store_bench [--keys N] [--block N] [--blocks N] [--keep N] [--proofs N]\n"
     "                   [--checkpoint K] [--dir DIR] [--trace 0|1] [--compact 0|1]\n"
-    "                   [--write-buffer-mb N]\n";
+    "                   [--write-buffer-mb N] [--page-cache PAGES] [--block-cache-mb N]\n";
 
 Args Parse(int argc, char** argv) {
   Args a;
@@ -75,6 +77,8 @@ Args Parse(int argc, char** argv) {
     else if (k == "--trace") a.trace = std::atoll(v) != 0;
     else if (k == "--compact") a.compact = std::atoll(v) != 0;
     else if (k == "--write-buffer-mb") a.write_buffer_mb = std::atoll(v);
+    else if (k == "--page-cache") a.page_cache = std::atoll(v);
+    else if (k == "--block-cache-mb") a.block_cache_mb = std::atoll(v);
     else {
       std::fprintf(stderr, "unknown flag %s\n%s", k.c_str(), kUsage);
       std::exit(2);
@@ -206,10 +210,11 @@ int main(int argc, char** argv) {
   fs::remove_all(a.dir);
   fs::create_directories(a.dir);
   std::printf("store_bench: %lld keys, blocks of %lld updates, %lld update blocks, keep %lld versions, "
-              "checkpoint every %lld\n",
+              "checkpoint every %lld, page cache %lld pages, block cache %lld MB, memtable %lld MB\n",
               static_cast<long long>(a.keys), static_cast<long long>(a.block),
               static_cast<long long>(a.blocks), static_cast<long long>(a.keep),
-              static_cast<long long>(a.checkpoint));
+              static_cast<long long>(a.checkpoint), static_cast<long long>(a.page_cache),
+              static_cast<long long>(a.block_cache_mb), static_cast<long long>(a.write_buffer_mb));
   std::int64_t load_blocks = 0;
   const auto blocks = Blocks(a, &load_blocks);
 
@@ -227,6 +232,8 @@ int main(int argc, char** argv) {
   o.prune_interval = 10;
   o.checkpoint_interval = a.checkpoint;
   o.write_buffer_bytes = static_cast<std::size_t>(a.write_buffer_mb) << 20;
+  o.page_cache_pages = static_cast<std::size_t>(a.page_cache);
+  o.block_cache_bytes = static_cast<std::size_t>(a.block_cache_mb) << 20;
   o.verify_on_open = false;
   auto opened = store::MerkleStore::Open(o);
   if (!opened.ok()) {
@@ -236,6 +243,7 @@ int main(int argc, char** argv) {
   store::MerkleStore& s = **opened;
   Phase load, steady;
   std::vector<double> stage_ms, commit_ms;
+  std::size_t steady_page_reads = 0, cached_pages = 0;
   // Steady blocks by kind: pruning versions (every 10th), and the others.
   std::vector<double> prune_block_ms, other_block_ms;
   std::vector<std::string> trace;
@@ -264,19 +272,22 @@ int main(int argc, char** argv) {
       stage_ms.push_back(Seconds(t1 - t0) * 1e3);
       commit_ms.push_back(Seconds(t2 - t1) * 1e3);
       (s.version() % 10 == 0 ? prune_block_ms : other_block_ms).push_back(p->block_ms.back());
+      steady_page_reads += s.last_block().disk_page_reads;
+      cached_pages = s.last_block().cached_pages;
     }
     if (a.trace) {
       const auto& st = s.last_block();
       char line[256];
       std::snprintf(line, sizeof line,
                     "%5lld %-6s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9zu %7zu %7.2f %4s %7.1f "
-                    "%7.2f",
+                    "%7.2f %7zu %8zu",
                     static_cast<long long>(s.version()),
                     static_cast<std::int64_t>(b) < load_blocks ? "load" : "steady",
                     Seconds(t2 - t0) * 1e3, Seconds(t1 - t0) * 1e3, st.prune_ms,
                     Seconds(t2 - t1) * 1e3, st.write_ms, st.memory_ms, st.prune_deletes,
                     st.checkpoint_pages, st.batch_bytes / 1e6, l0.c_str(), mem_mb,
-                    static_cast<double>(DirBytes(o.dir)) / a.keys / (32 + 100));
+                    static_cast<double>(DirBytes(o.dir)) / a.keys / (32 + 100),
+                    st.disk_page_reads, st.cached_pages);
       trace.emplace_back(line);
     }
   }
@@ -327,10 +338,11 @@ int main(int argc, char** argv) {
     std::printf("\nper block: version, phase, block ms = stage (of which pruning) + commit (of "
                 "which synced write, then the wait for the memory update beside it), records "
                 "pruning deletes, checkpoint pages written, batch MB, level-0 files and memtable "
-                "MB before the block, directory bytes per key / raw after it\n");
-    std::printf("%5s %-6s %8s %8s %8s %8s %8s %8s %9s %7s %7s %4s %7s %7s\n", "ver", "phase",
-                "block", "stage", "prune", "commit", "write", "memory", "deletes", "pages", "MB",
-                "L0", "memMB", "disk");
+                "MB before the block, directory bytes per key / raw after it, tree pages the "
+                "stage read from disk, pages in the page cache after the commit\n");
+    std::printf("%5s %-6s %8s %8s %8s %8s %8s %8s %9s %7s %7s %4s %7s %7s %7s %8s\n", "ver",
+                "phase", "block", "stage", "prune", "commit", "write", "memory", "deletes",
+                "pages", "MB", "L0", "memMB", "disk", "reads", "cached");
     for (const std::string& line : trace) std::printf("%s\n", line.c_str());
     std::printf("\nleveldb.stats at the end of the run:\n%s\n", level_stats.c_str());
   }
@@ -354,6 +366,11 @@ int main(int argc, char** argv) {
   std::printf("%-52s %14.1f %14s %10s\n", "  of which synced commit p50 ms", Percentile(commit_ms, 0.5), "", "");
   std::printf("%-52s %14.1f %14s %10s\n", "  stage p99 ms", Percentile(stage_ms, 0.99), "", "");
   std::printf("%-52s %14.1f %14s %10s\n", "  synced commit p99 ms", Percentile(commit_ms, 0.99), "", "");
+  std::printf("%-52s %14.0f %14s %10s\n", "steady: tree pages read from disk per block",
+              static_cast<double>(steady_page_reads) / std::max<std::size_t>(1, stage_ms.size()),
+              "", "");
+  std::printf("%-52s %14zu %14s %10s\n", "pages in the page cache at the end", cached_pages, "",
+              "");
   std::printf("%-52s %14.0f %14s %10s\n", "existence proofs/s (warm)", a.proofs / exist_s, "", ">= 50000");
   std::printf("%-52s %14.0f %14s %10s\n", "absence proofs/s (warm)", a.proofs / absent_s, "", ">= 50000");
   std::printf("%-52s %14.0f %14s %10s\n", "existence proof bytes (mean)",

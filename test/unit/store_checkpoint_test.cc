@@ -65,6 +65,27 @@ Hash RootOf(const std::map<std::string, std::string>& state) {
   return kairos::test::ReferenceRoot(leaves);
 }
 
+// How many pages the tree of `state` has: one per nibble prefix that two or more key hashes
+// share (a subtree with one key collapses to its leaf).
+std::size_t PagesOf(const std::map<std::string, std::string>& state) {
+  std::vector<Hash> hashes;
+  for (const auto& [k, v] : state) hashes.push_back(Sha256Of(k));
+  std::size_t pages = 0;
+  for (int depth = 0; depth < kMaxNibbles; ++depth) {
+    std::map<std::string, int> below;  // prefix (as nibbles) -> keys
+    for (const Hash& h : hashes) {
+      std::string prefix;
+      for (int i = 0; i < depth; ++i) prefix.push_back(static_cast<char>(NibbleAt(h, i)));
+      ++below[prefix];
+    }
+    std::size_t shared = 0;
+    for (const auto& [prefix, n] : below) shared += n >= 2 ? 1 : 0;
+    if (shared == 0) break;
+    pages += shared;
+  }
+  return pages;
+}
+
 void Commit(MerkleStore& s, Version v) {
   auto root = s.Stage(v, Block(v));
   INFO(root.status().ToString());
@@ -190,6 +211,32 @@ TEST_CASE("a reopened store with a different interval continues with the same ro
   store = OpenStore(Options(dir.path(), 7));
   REQUIRE(store->root_hash() == RootOf(StateAt(25)));
   CheckVersion(*store, 25);
+}
+
+TEST_CASE("with a page cache as large as the tree, updates read no page from disk",
+          "[store][checkpoint]") {
+  TempDir big_dir, none_dir;
+  StoreOptions big = Options(big_dir.path(), 3, /*keep=*/6);
+  big.page_cache_pages = 100000;
+  StoreOptions none = Options(none_dir.path(), 3, /*keep=*/6);
+  none.page_cache_pages = 0;
+  auto cached = OpenStore(big);
+  auto uncached = OpenStore(none);
+  std::size_t reads_without_cache = 0;
+  for (Version v = 1; v <= 90; ++v) {
+    Commit(*cached, v);
+    Commit(*uncached, v);
+    if (v <= 12) continue;  // a few checkpoints done, their unread pages moved to the cache
+    INFO("version " << v);
+    CHECK(cached->last_block().disk_page_reads == 0);
+    // The cache holds only pages of the latest tree: a replaced page leaves it.
+    CHECK(cached->last_block().cached_pages <= PagesOf(StateAt(v)));
+    reads_without_cache += uncached->last_block().disk_page_reads;
+  }
+  CHECK(reads_without_cache > 0);  // the same blocks without a cache do read pages
+  CHECK(cached->root_hash() == uncached->root_hash());
+  CheckVersion(*cached, 90);
+  CheckVersion(*cached, 86);  // a kept past version reads its replaced pages back from disk
 }
 
 TEST_CASE("past versions between checkpoints are rebuilt for proofs", "[store][checkpoint]") {
