@@ -1,5 +1,7 @@
 #include "app/proofs.h"
 
+#include <google/protobuf/arena.h>
+
 namespace kairos::app {
 
 namespace {
@@ -29,19 +31,37 @@ void FillExistence(const store::ExistenceProof& in, ics23::ExistenceProof* out) 
   }
 }
 
+void FillCommitmentProof(const std::string& key, const store::KeyProof& proof,
+                         ics23::CommitmentProof* out) {
+  if (proof.exist) {
+    FillExistence(*proof.exist, out->mutable_exist());
+    return;
+  }
+  ics23::NonExistenceProof* nonexist = out->mutable_nonexist();
+  nonexist->set_key(key);
+  if (proof.left) FillExistence(*proof.left, nonexist->mutable_left());
+  if (proof.right) FillExistence(*proof.right, nonexist->mutable_right());
+}
+
 }  // namespace
 
 ics23::CommitmentProof ToCommitmentProof(const std::string& key, const store::KeyProof& proof) {
   ics23::CommitmentProof out;
-  if (proof.exist) {
-    FillExistence(*proof.exist, out.mutable_exist());
-    return out;
-  }
-  ics23::NonExistenceProof* nonexist = out.mutable_nonexist();
-  nonexist->set_key(key);
-  if (proof.left) FillExistence(*proof.left, nonexist->mutable_left());
-  if (proof.right) FillExistence(*proof.right, nonexist->mutable_right());
+  FillCommitmentProof(key, proof, &out);
   return out;
+}
+
+std::string EncodeCommitmentProof(const std::string& key, const store::KeyProof& proof) {
+  // A path is ~20 inner ops, each a message and one or two strings: built in one arena, on
+  // the stack while it fits, instead of ~60 heap allocations and frees per path.
+  alignas(8) char initial[16384];
+  google::protobuf::ArenaOptions options;
+  options.initial_block = initial;
+  options.initial_block_size = sizeof initial;
+  google::protobuf::Arena arena(options);
+  auto* out = google::protobuf::Arena::CreateMessage<ics23::CommitmentProof>(&arena);
+  FillCommitmentProof(key, proof, out);
+  return out->SerializeAsString();
 }
 
 tendermint::crypto::ProofOps ToProofOps(const std::string& key, const store::KeyProof& proof) {
@@ -49,7 +69,7 @@ tendermint::crypto::ProofOps ToProofOps(const std::string& key, const store::Key
   tendermint::crypto::ProofOp* op = ops.add_ops();
   op->set_type(kProofOpType);
   op->set_key(key);
-  ToCommitmentProof(key, proof).SerializeToString(op->mutable_data());
+  op->set_data(EncodeCommitmentProof(key, proof));
   return ops;
 }
 

@@ -15,6 +15,9 @@ inline constexpr char kProofOpType[] = "ics23:smt";
 // REQUIRES: `proof` came from MerkleStore::Prove for `key`.
 cosmos::ics23::v1::CommitmentProof ToCommitmentProof(const std::string& key,
                                                      const store::KeyProof& proof);
+// The same, serialized (what a Query answer carries), built in an arena: no heap allocation
+// per message.
+std::string EncodeCommitmentProof(const std::string& key, const store::KeyProof& proof);
 
 tendermint::crypto::ProofOps ToProofOps(const std::string& key, const store::KeyProof& proof);
 

@@ -309,7 +309,7 @@ int main(int argc, char** argv) {
         store::KeyProof kp;
         if (!s.Prove(s.version(), k, &kp).ok()) return 1;
         if (pass == 1) {
-          const std::size_t n = app::ToCommitmentProof(k, kp).ByteSizeLong();
+          const std::size_t n = app::EncodeCommitmentProof(k, kp).size();  // as Query does
           (set == &present ? exist_bytes : absent_bytes) += n;
           max_bytes = std::max(max_bytes, n);
         }

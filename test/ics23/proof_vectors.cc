@@ -38,7 +38,11 @@ void EmitCase(const store::MerkleStore& s, store::Version version, const store::
     std::cerr << "Prove(" << label << "): " << st.ToString() << "\n";
     std::exit(2);
   }
-  const std::string proof = app::ToCommitmentProof(key, kp).SerializeAsString();
+  const std::string proof = app::EncodeCommitmentProof(key, kp);  // what a Query answer carries
+  if (proof != app::ToCommitmentProof(key, kp).SerializeAsString()) {
+    std::cerr << "Prove(" << label << "): the arena-built proof differs from the heap-built one\n";
+    std::exit(2);
+  }
   store::Hash bad_root = root;
   bad_root[7] ^= 0x40;
   std::string bad_proof = proof;
