@@ -386,7 +386,7 @@ struct MerkleStore::Reconstruction final : PageReader {
   Slot root;
   PageMap pages;
   Result<std::shared_ptr<const Page>> LoadPage(Version v, const NibblePath& path) const override {
-    if (v <= base) return store->LoadDiskPage(v, path);
+    if (v <= base) return store->LoadDiskPage(v, path, /*latest=*/false);
     if (auto it = pages.find(PageId{v, path}); it != pages.end()) return it->second;
     return Status::Corruption("a replayed tree lacks its page at version " + std::to_string(v));
   }
@@ -623,20 +623,25 @@ void MerkleStore::MakeDurable(PendingCheckpoint* done) {
   PageMap unread;
   {
     std::lock_guard lock(page_cache_mu_);
+    // The previous checkpoint's replaced pages not dropped yet go first (the shares below
+    // drain them within the interval): a replaced page must never reach retired_.
+    for (const PageId& id : forget_) ForgetPage(id);
     unread = std::exchange(written_, std::move(done->pages));
-    // Its pages replaced since it began leave written_ a share per commit too (dropping them
-    // all here, ~140k pages at 1M keys, took ~180 ms in this commit).
-    forget_.insert(forget_.end(), done->replaced.begin(), done->replaced.end());
-    forget_per_commit_ = std::max<std::size_t>(2048, (forget_.size() + 19) / 20);
+    // This one's pages replaced since it began leave written_ a share per commit (dropping
+    // them all here, ~140k pages at 1M keys, took ~180 ms in this commit).
+    forget_ = std::move(done->replaced);
+    const auto spread = static_cast<std::size_t>(
+        std::clamp<Version>(options_.checkpoint_interval - 1, 1, 20));
+    forget_per_commit_ = (forget_.size() + spread - 1) / spread;
   }
-  done->replaced = {};
+  done->replaced = {};  // (moved from; cleared either way)
   done->pages = PageMap();
   if (!unread.empty()) {
     std::lock_guard lock(page_cache_mu_);
     retired_.push_back(std::move(unread));
     std::size_t total = 0;
     for (const PageMap& m : retired_) total += m.size();
-    retire_per_commit_ = std::max<std::size_t>(2048, (total + 9) / 10);
+    retire_per_commit_ = (total + 9) / 10;
   }
 }
 
@@ -698,26 +703,28 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadPage(Version version,
 }
 
 Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
-                                                              const NibblePath& path) const {
+                                                              const NibblePath& path,
+                                                              bool latest) const {
   {
     std::lock_guard lock(page_cache_mu_);
     if (auto it = pages_.find(PageId{version, path}); it != pages_.end()) {
-      lru_.splice(lru_.begin(), lru_, it->second.second);
+      if (latest) lru_.splice(lru_.begin(), lru_, it->second.second);
       return it->second.first;
     }
-    if (auto it = written_.find(PageId{version, path}); it != written_.end()) {
+    // A checkpoint's pages wait in written_ and retired_: the latest tree's reads move them
+    // to the cache, a past version's leave them where they are.
+    const auto take = [&](PageMap& m) -> std::shared_ptr<const Page> {
+      auto it = m.find(PageId{version, path});
+      if (it == m.end()) return nullptr;
+      if (!latest) return it->second;
       std::shared_ptr<const Page> page = std::move(it->second);
-      written_.erase(it);
+      m.erase(it);
       CachePage(version, path, page);
       return page;
-    }
+    };
+    if (auto page = take(written_)) return page;
     for (PageMap& m : retired_) {
-      if (auto it = m.find(PageId{version, path}); it != m.end()) {
-        std::shared_ptr<const Page> page = std::move(it->second);
-        m.erase(it);
-        CachePage(version, path, page);
-        return page;
-      }
+      if (auto page = take(m)) return page;
     }
   }
   std::string value;
@@ -737,8 +744,10 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
     return Status::Corruption("the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()) + " is malformed");
   }
-  std::lock_guard lock(page_cache_mu_);
-  CachePage(version, path, page);
+  if (latest) {  // a past version's pages are not cached: most are no longer the latest's
+    std::lock_guard lock(page_cache_mu_);
+    CachePage(version, path, page);
+  }
   return std::shared_ptr<const Page>(std::move(page));
 }
 
@@ -982,7 +991,7 @@ Status MerkleStore::TreeAt(Version version, const PageReader** reader, Slot* roo
     return Status::OK();
   }
   if (auto it = checkpoints_.find(version); it != checkpoints_.end()) {
-    *reader = this;  // every page of a durable checkpoint is on disk, below durable_
+    *reader = &past_reader_;  // every page of a durable checkpoint is on disk, below durable_
     *root = it->second.root;
     return Status::OK();
   }

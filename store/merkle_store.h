@@ -83,10 +83,12 @@ struct StoreOptions {
   // and block read. 0 turns it off.
   std::size_t value_cache_bytes = 64u << 20;
   // LevelDB's memtable. LevelDB stops writes while its level 0 holds 12 files (compiled in);
-  // at 10M keys on 2 cores compaction falls behind and 64 MB memtables reached that (a 2.8 s
-  // commit), 128 MB ones peaked at 9 files (docs/benchmarks.md, session 8; one run each).
-  // Costs up to twice this in memory, and its log is replayed at open after a crash.
-  std::size_t write_buffer_bytes = 128u << 20;
+  // at 10M keys on 2 cores compaction falls behind: 64 MB memtables reached that (a 2.8 s
+  // commit) in session 8, and 128 MB ones did too once the store got faster in session 9
+  // (3.2 and 9.5 s commits), while with 256 MB level 0 never held more than 5 files (one run
+  // each; level at 1M keys; docs/benchmarks.md). Costs up to twice this in memory, and its log
+  // is replayed at open after a crash.
+  std::size_t write_buffer_bytes = 256u << 20;
   // Read every table with checksums at open, naming a corrupt file. Costs one full read of
   // the database (seconds per GB).
   bool verify_on_open = true;
@@ -199,6 +201,14 @@ class MerkleStore final : public KvReader, private PageReader {
     std::vector<PageId> replaced;
   };
   struct Reconstruction;
+  // Reads a durable checkpoint's pages as a past version's (TreeAt).
+  struct PastReader final : PageReader {
+    explicit PastReader(const MerkleStore* s) : store(s) {}
+    Result<std::shared_ptr<const Page>> LoadPage(Version v, const NibblePath& path) const override {
+      return store->LoadDiskPage(v, path, /*latest=*/false);
+    }
+    const MerkleStore* store;
+  };
   // Where pruning's scans of each table start: every record below is deleted (and none is
   // written there again, versions only grow). 0 after open: the table's start.
   struct PruneCursors {
@@ -213,7 +223,10 @@ class MerkleStore final : public KvReader, private PageReader {
   // Pages above the durable checkpoint come from memory, the others from the cache or disk.
   Result<std::shared_ptr<const Page>> LoadPage(Version version,
                                                const NibblePath& path) const override;
-  Result<std::shared_ptr<const Page>> LoadDiskPage(Version version, const NibblePath& path) const;
+  // `latest`: the read is for the latest tree (the page goes to the cache as its most recently
+  // used), not a past version's (nothing is cached: most of its pages were replaced since).
+  Result<std::shared_ptr<const Page>> LoadDiskPage(Version version, const NibblePath& path,
+                                                   bool latest = true) const;
   Status ReadRoot(Version version, RootRecord* out) const;
   Status ReadValueAt(Version version, std::string_view key, const Hash& key_hash,
                      std::string* value) const;
@@ -280,9 +293,10 @@ class MerkleStore final : public KvReader, private PageReader {
   PageMap epoch_;
   // Pages in (durable_, last_started_]: the checkpoint being written.
   std::optional<PendingCheckpoint> pending_;
-  // The pages the last durable checkpoint wrote that the latest tree still reaches, now on
-  // disk: a page moves to the LRU cache when read, and those never read move to retired_ when
-  // the next checkpoint completes (moving them all at once would stall that commit).
+  // The pages the last durable checkpoint wrote, now on disk (those later versions replaced
+  // leave through forget_): a page moves to the LRU cache when the latest tree reads it, and
+  // those never read move to retired_ when the next checkpoint completes (moving them all at
+  // once would stall that commit).
   mutable PageMap written_;
   // Unread pages of checkpoints before the last durable one, a share per commit going to the
   // cache (as its least recently used) while it has room, the rest freed. A page replaced by
@@ -291,10 +305,12 @@ class MerkleStore final : public KvReader, private PageReader {
   mutable std::vector<PageMap> retired_;
   std::size_t retire_per_commit_ = 0;
   // Pages of the last durable checkpoint that later versions replaced, dropped from written_
-  // (or wherever they went since) forget_per_commit_ per commit.
+  // (or the cache) forget_per_commit_ per commit, all gone before the next checkpoint is
+  // durable.
   std::vector<PageId> forget_;
   std::size_t forget_per_commit_ = 0;
   mutable std::unique_ptr<Reconstruction> reconstruction_;
+  const PastReader past_reader_{this};
 
   // The value cache: S records (nullopt = absent) by key, in value_lru_ oldest first, evicted
   // by second chance (CLOCK): a hit only sets `referenced` in the entry it has just found, and
