@@ -618,31 +618,26 @@ void MerkleStore::ApplyToMemory(Version version, const TreeUpdate& tree, std::si
 void MerkleStore::MakeDurable(PendingCheckpoint* done) {
   checkpoints_[done->root.version] = done->root;
   durable_ = done->root.version;
-  // The previous checkpoint's pages nobody read: freed over the next commits (freeing tens of
-  // thousands of pages at once made this commit the slowest of its interval).
-  PageMap unread;
-  {
-    std::lock_guard lock(page_cache_mu_);
-    // The previous checkpoint's replaced pages not dropped yet go first (the shares below
-    // drain them within the interval): a replaced page must never reach retired_.
-    for (const PageId& id : forget_) ForgetPage(id);
-    unread = std::exchange(written_, std::move(done->pages));
-    // This one's pages replaced since it began leave written_ a share per commit (dropping
-    // them all here, ~140k pages at 1M keys, took ~180 ms in this commit).
-    forget_ = std::move(done->replaced);
-    const auto spread = static_cast<std::size_t>(
-        std::clamp<Version>(options_.checkpoint_interval - 1, 1, 20));
-    forget_per_commit_ = (forget_.size() + spread - 1) / spread;
-  }
-  done->replaced = {};  // (moved from; cleared either way)
-  done->pages = PageMap();
+  std::lock_guard lock(page_cache_mu_);
+  // The previous checkpoint's replaced pages not dropped yet go first (the shares below drain
+  // them within the interval): a replaced page must never reach retired_.
+  for (const PageId& id : forget_) ForgetPage(id);
+  // Its pages nobody read go to retired_, and from there to the cache a share per commit
+  // (moving or freeing tens of thousands of pages at once made this commit the slowest of its
+  // interval).
+  PageMap unread = std::exchange(written_, std::exchange(done->pages, PageMap()));
   if (!unread.empty()) {
-    std::lock_guard lock(page_cache_mu_);
     retired_.push_back(std::move(unread));
     std::size_t total = 0;
     for (const PageMap& m : retired_) total += m.size();
     retire_per_commit_ = (total + 9) / 10;
   }
+  // This one's pages replaced since it began leave written_ a share per commit too (dropping
+  // them all here, ~140k pages at 1M keys, took ~180 ms in this commit).
+  forget_ = std::exchange(done->replaced, {});
+  const auto spread = static_cast<std::size_t>(
+      std::clamp<Version>(options_.checkpoint_interval - 1, 1, 20));
+  forget_per_commit_ = (forget_.size() + spread - 1) / spread;
 }
 
 void MerkleStore::FreeRetiredShare() {
@@ -655,31 +650,28 @@ void MerkleStore::FreeRetiredShare() {
   while (n > 0 && !retired_.empty()) {
     PageMap& m = retired_.front();
     for (auto it = m.begin(); n > 0 && it != m.end(); --n) {
-      KeepUnreadPage(it->first, std::move(it->second));
+      CachePage(it->first, std::move(it->second), /*read=*/false);
       it = m.erase(it);
     }
     if (m.empty()) retired_.erase(retired_.begin());
   }
 }
 
-// REQUIRES: page_cache_mu_ held.
-void MerkleStore::CachePage(Version version, const NibblePath& path,
-                            std::shared_ptr<const Page> page) const {
-  if (options_.page_cache_pages == 0) return;
-  PageId id{version, path};
+void MerkleStore::CachePage(const PageId& id, std::shared_ptr<const Page> page,
+                            bool read) const {
   if (pages_.count(id) != 0) return;
-  lru_.push_front(id);
-  pages_.emplace(id, std::make_pair(std::move(page), lru_.begin()));
-  while (pages_.size() > options_.page_cache_pages) {
-    pages_.erase(lru_.back());
-    lru_.pop_back();
+  if (read) {
+    if (options_.page_cache_pages == 0) return;
+    lru_.push_front(id);
+    pages_.emplace(id, std::make_pair(std::move(page), lru_.begin()));
+    while (pages_.size() > options_.page_cache_pages) {
+      pages_.erase(lru_.back());
+      lru_.pop_back();
+    }
+  } else if (pages_.size() < options_.page_cache_pages) {
+    lru_.push_back(id);
+    pages_.emplace(id, std::make_pair(std::move(page), std::prev(lru_.end())));
   }
-}
-
-void MerkleStore::KeepUnreadPage(const PageId& id, std::shared_ptr<const Page> page) const {
-  if (pages_.size() >= options_.page_cache_pages || pages_.count(id) != 0) return;
-  lru_.push_back(id);
-  pages_.emplace(id, std::make_pair(std::move(page), std::prev(lru_.end())));
 }
 
 void MerkleStore::ForgetPage(const PageId& id) {
@@ -719,7 +711,7 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
       if (!latest) return it->second;
       std::shared_ptr<const Page> page = std::move(it->second);
       m.erase(it);
-      CachePage(version, path, page);
+      CachePage(PageId{version, path}, page, /*read=*/true);
       return page;
     };
     if (auto page = take(written_)) return page;
@@ -746,7 +738,7 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
   }
   if (latest) {  // a past version's pages are not cached: most are no longer the latest's
     std::lock_guard lock(page_cache_mu_);
-    CachePage(version, path, page);
+    CachePage(PageId{version, path}, page, /*read=*/true);
   }
   return std::shared_ptr<const Page>(std::move(page));
 }

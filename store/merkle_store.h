@@ -237,12 +237,11 @@ class MerkleStore final : public KvReader, private PageReader {
   // to PruneTo(version) allows. `completing`: the checkpoint whose K record the same batch
   // writes (0: none), which may serve as the replay base.
   Status AddPruning(Version version, Version completing, void* batch);
-  // REQUIRES (the three): page_cache_mu_ held. CachePage adds a page read as the most recently
-  // used; KeepUnreadPage one of a past checkpoint's pages nobody read as the least recently
-  // used, only while the cache has room; ForgetPage drops a replaced page from memory.
-  void CachePage(Version version, const NibblePath& path,
-                 std::shared_ptr<const Page> page) const;
-  void KeepUnreadPage(const PageId& id, std::shared_ptr<const Page> page) const;
+  // REQUIRES (both): page_cache_mu_ held. CachePage adds a page the latest tree read (`read`)
+  // as the most recently used, evicting the least; or one of a past checkpoint's pages nobody
+  // read as the least recently used, only while the cache has room. ForgetPage drops a
+  // replaced page from memory.
+  void CachePage(const PageId& id, std::shared_ptr<const Page> page, bool read) const;
   void ForgetPage(const PageId& id);
   // The latest version of `key` (BE64) then its value, through the value cache. NotFound
   // when absent.
