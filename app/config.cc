@@ -349,7 +349,8 @@ std::string DefaultConfigToml() {
      << d.block_cache_bytes
      << "\n"
         "# Latest values kept in memory, written through at each commit (0: off): the accounts\n"
-        "# and balances a block wrote are what the next txs read.\n"
+        "# and balances a block wrote are what the next txs read, and proofs find their leaves\n"
+        "# there.\n"
         "value_cache_bytes = "
      << d.value_cache_bytes
      << "\n"

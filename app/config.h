@@ -35,7 +35,7 @@ struct Config {
   std::size_t max_value_bytes = 4u << 20;
   std::size_t page_cache_pages = 1000000;
   std::size_t block_cache_bytes = 128u << 20;
-  std::size_t value_cache_bytes = 64u << 20;
+  std::size_t value_cache_bytes = 256u << 20;
   bool verify_on_open = true;
   // [tx]
   std::string min_gas_prices;  // "" accepts any fee; e.g. "0.025stake"

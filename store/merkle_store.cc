@@ -368,7 +368,12 @@ struct MerkleStore::Staged {
   RootRecord root;
   leveldb::WriteBatch batch;
   // The S records this version writes (nullopt: deleted), for the value cache at Commit.
-  std::vector<std::pair<std::string, std::optional<std::string>>> state_records;
+  struct StateRecord {
+    Hash key_hash;
+    std::string key;
+    std::optional<std::string> record;
+  };
+  std::vector<StateRecord> state_records;
   TreeUpdate tree;
   Version new_earliest = 0;
   std::string commit_info;
@@ -760,13 +765,15 @@ Status MerkleStore::ReadRoot(Version version, RootRecord* out) const {
 }
 
 namespace {
-// Bytes a cached record is charged: the key, the record, and the nodes (map and list).
+// Bytes a cached record is charged: the key, the record, and the nodes (the map, the list
+// and the by-hash index).
 std::size_t CachedSize(std::string_view key, const std::optional<std::string>& record) {
-  return key.size() + (record ? record->size() : 0) + 160;
+  return key.size() + (record ? record->size() : 0) + 240;
 }
 }  // namespace
 
-void MerkleStore::CacheStateRecord(std::string key, std::optional<std::string> record) const {
+void MerkleStore::CacheStateRecord(const Hash& key_hash, std::string key,
+                                   std::optional<std::string> record) const {
   if (options_.value_cache_bytes == 0) return;
   if (auto it = values_.find(key); it != values_.end()) {
     value_cache_used_ -= CachedSize(key, it->second.record);
@@ -783,6 +790,7 @@ void MerkleStore::CacheStateRecord(std::string key, std::optional<std::string> r
       auto victim =
           ValueCacheVictim(node.empty() ? value_lru_.end() : std::prev(value_lru_.end()));
       value_cache_used_ -= CachedSize(victim->first, victim->second.record);
+      values_by_hash_.erase(victim->second.key_hash);
       if (node.empty()) {
         node = values_.extract(victim);
         value_lru_.splice(value_lru_.end(), value_lru_, value_lru_.begin());
@@ -793,18 +801,23 @@ void MerkleStore::CacheStateRecord(std::string key, std::optional<std::string> r
     }
     if (node.empty()) value_lru_.push_back(nullptr);
     const auto lru = std::prev(value_lru_.end());
+    ValueMap::value_type* entry;
     if (node.empty()) {
-      *lru = &values_.emplace(std::move(key), CachedRecord{std::move(record), lru}).first->first;
+      entry = &*values_.emplace(std::move(key), CachedRecord{std::move(record), lru, key_hash})
+                    .first;
     } else {
       node.key() = std::move(key);
-      node.mapped() = CachedRecord{std::move(record), lru};
-      *lru = &values_.insert(std::move(node)).position->first;
+      node.mapped() = CachedRecord{std::move(record), lru, key_hash};
+      entry = &*values_.insert(std::move(node)).position;
     }
+    *lru = &entry->first;
+    values_by_hash_[key_hash] = entry;
     value_cache_used_ += size;
   }
   while (value_cache_used_ > options_.value_cache_bytes && !value_lru_.empty()) {
     auto victim = ValueCacheVictim(value_lru_.end());
     value_cache_used_ -= CachedSize(victim->first, victim->second.record);
+    values_by_hash_.erase(victim->second.key_hash);
     values_.erase(victim);
     value_lru_.pop_front();
   }
@@ -843,22 +856,23 @@ Status MerkleStore::LoadStateRecord(std::string_view key, std::string* record) c
   std::string version;
   leveldb::Status s = db_->Get(VerifiedRead(), StateKey(key), &version);
   if (s.IsNotFound()) {
-    CacheStateRecord(std::string(key), std::nullopt);
+    CacheStateRecord(Sha256Of(key), std::string(key), std::nullopt);
     return Status::NotFound("absent");
   }
   if (!s.ok()) return FromLevelDb(s, "reading state");
   if (version.size() != 8) return Status::Corruption("a state record is malformed");
   const auto v = static_cast<Version>(ReadBE64(version));
-  if (Status st = ReadValueRecord(key, v, record); !st.ok()) return st;
+  const Hash key_hash = Sha256Of(key);
+  if (Status st = ReadValueRecord(key, key_hash, v, record); !st.ok()) return st;
   record->insert(0, version);
-  CacheStateRecord(std::string(key), *record);
+  CacheStateRecord(key_hash, std::string(key), *record);
   return Status::OK();
 }
 
-Status MerkleStore::ReadValueRecord(std::string_view key, Version version,
+Status MerkleStore::ReadValueRecord(std::string_view key, const Hash& key_hash, Version version,
                                     std::string* value) const {
   std::string raw;
-  const leveldb::Status s = db_->Get(VerifiedRead(), ValueKey(Sha256Of(key), version), &raw);
+  const leveldb::Status s = db_->Get(VerifiedRead(), ValueKey(key_hash, version), &raw);
   if (!s.ok()) {
     return Status::Corruption("the value of a key written at version " + std::to_string(version) +
                               " is missing: " + s.ToString());
@@ -896,7 +910,7 @@ std::unique_ptr<KvIterator> MerkleStore::Iterate(std::string_view start,
           value->assign(*it->second.record, 8);
           return Status::OK();
         }
-        return ReadValueRecord(key, version, value);
+        return ReadValueRecord(key, Sha256Of(key), version, value);
       });
 }
 
@@ -953,8 +967,21 @@ Status MerkleStore::GetAt(Version version, std::string_view key, std::string* va
   return ReadValueAt(version, key, Sha256Of(key), value);
 }
 
-Status MerkleStore::ReadProofLeaf(const LeafPath& path, ExistenceProof* out) const {
-  // The leaf slot says which version wrote the value: one exact read gives key and value.
+Status MerkleStore::ReadProofLeaf(LeafPath path, bool latest, ExistenceProof* out) const {
+  // The leaf slot says which version wrote the value. The value cache holds the key's latest
+  // record: when that is the leaf's version, it is the leaf's key and value (V records never
+  // change), read with checksums or written by a commit.
+  if (auto it = values_by_hash_.find(path.key_hash); it != values_by_hash_.end()) {
+    auto& [key, cached] = *it->second;
+    if (cached.record && ReadBE64(*cached.record) == static_cast<std::uint64_t>(path.leaf_version)) {
+      cached.referenced = true;
+      out->key = key;
+      out->value.assign(*cached.record, 8);
+      out->path = std::move(path);
+      return Status::OK();
+    }
+  }
+  // Otherwise one exact read of V gives key and value.
   std::string record;
   const leveldb::Status s =
       db_->Get(VerifiedRead(), ValueKey(path.key_hash, path.leaf_version), &record);
@@ -972,7 +999,15 @@ Status MerkleStore::ReadProofLeaf(const LeafPath& path, ExistenceProof* out) con
   }
   out->key.assign(key);
   out->value.assign(value);
-  out->path = path;
+  if (latest) {
+    // The latest tree's leaf is the key's current value: its S record, as a Get would cache it.
+    std::string state;
+    state.reserve(8 + value.size());
+    AppendBE64(static_cast<std::uint64_t>(path.leaf_version), &state);
+    state.append(value);
+    CacheStateRecord(path.key_hash, out->key, std::move(state));
+  }
+  out->path = std::move(path);
   return Status::OK();
 }
 
@@ -1055,10 +1090,11 @@ Status MerkleStore::Prove(Version version, std::string_view key, KeyProof* out) 
   const Hash key_hash = Sha256Of(key);
   if (Status s = Lookup(*reader, root, key_hash, &lookup); !s.ok()) return s;
   *out = KeyProof{};
-  auto fill = [&](const std::optional<LeafPath>& path, std::optional<ExistenceProof>* dest) {
+  const bool latest = version == latest_.version;
+  auto fill = [&](std::optional<LeafPath>& path, std::optional<ExistenceProof>* dest) {
     if (!path) return Status::OK();
     dest->emplace();
-    return ReadProofLeaf(*path, &**dest);
+    return ReadProofLeaf(std::move(*path), latest, &**dest);
   };
   if (Status s = fill(lookup.found, &out->exist); !s.ok()) return s;
   if (Status s = fill(lookup.left, &out->left); !s.ok()) return s;
@@ -1305,11 +1341,11 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
       record.clear();
       AppendBE64(static_cast<std::uint64_t>(version), &record);
       record.append(*c.value);
-      staged_->state_records.emplace_back(*c.key, record);
+      staged_->state_records.push_back({c.update.key_hash, *c.key, record});
     } else {
       // A tombstone: absent from `version` on. Needed only until `version` is pruned.
       batch.Put(value_key, leveldb::Slice("\x00", 1));
-      staged_->state_records.emplace_back(*c.key, std::nullopt);
+      staged_->state_records.push_back({c.update.key_hash, *c.key, std::nullopt});
     }
     // The replaced value stays readable at versions [previous, version): pruning finds it
     // through this changeset.
@@ -1403,8 +1439,8 @@ Status MerkleStore::Commit() {
     FreeRetiredShare();
   };
   const auto update_values = [this, &staged] {
-    for (auto& [key, record] : staged->state_records) {
-      CacheStateRecord(std::move(key), std::move(record));
+    for (auto& [key_hash, key, record] : staged->state_records) {
+      CacheStateRecord(key_hash, std::move(key), std::move(record));
     }
   };
   const auto launch = [](const auto& work) {

@@ -35,6 +35,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <list>
 #include <map>
 #include <memory>
@@ -78,10 +79,11 @@ struct StoreOptions {
   // from disk (docs/benchmarks.md, session 9).
   std::size_t page_cache_pages = 1000000;
   std::size_t block_cache_bytes = 128u << 20;
-  // Latest values kept in memory (an LRU, write-through at Commit, like the Cosmos SDK's
-  // inter-block cache): the accounts and balances a block just wrote are what the next CheckTx
-  // and block read. 0 turns it off.
-  std::size_t value_cache_bytes = 64u << 20;
+  // Latest values kept in memory (second chance, write-through at Commit, like the Cosmos
+  // SDK's inter-block cache): the accounts and balances a block just wrote are what the next
+  // CheckTx and block read, and a proof's leaves found here need no value read (~380 bytes an
+  // entry with 32-byte keys and 100-byte values). 0 turns it off. 64 MB until session 10.
+  std::size_t value_cache_bytes = 256u << 20;
   // LevelDB's memtable. LevelDB stops writes while its level 0 holds 12 files (compiled in);
   // at 10M keys on 2 cores compaction falls behind: 64 MB memtables reached that (a 2.8 s
   // commit) in session 8, and 128 MB ones did too once the store got faster in session 9
@@ -230,7 +232,10 @@ class MerkleStore final : public KvReader, private PageReader {
   Status ReadRoot(Version version, RootRecord* out) const;
   Status ReadValueAt(Version version, std::string_view key, const Hash& key_hash,
                      std::string* value) const;
-  Status ReadProofLeaf(const LeafPath& path, ExistenceProof* out) const;
+  // A proof leaf's key and value: from the value cache when it holds the leaf's version, else
+  // from V (checked against the leaf), then cached when `latest` (the leaf is then the key's
+  // current value).
+  Status ReadProofLeaf(LeafPath path, bool latest, ExistenceProof* out) const;
   // The oldest version kept once `version` is committed (pruning moves it a share per block).
   Version PruneTo(Version version) const;
   // Adds to `batch` (a leveldb::WriteBatch*) the deletes that moving the oldest kept version
@@ -252,8 +257,10 @@ class MerkleStore final : public KvReader, private PageReader {
   // used; nullptr when the cache does not know the key.
   const std::optional<std::string>* CachedStateRecord(std::string_view key) const;
   // The value `key` got at `version`, from its V record.
-  Status ReadValueRecord(std::string_view key, Version version, std::string* value) const;
-  void CacheStateRecord(std::string key, std::optional<std::string> record) const;
+  Status ReadValueRecord(std::string_view key, const Hash& key_hash, Version version,
+                         std::string* value) const;
+  void CacheStateRecord(const Hash& key_hash, std::string key,
+                        std::optional<std::string> record) const;
   // The changeset of `version` as tree updates.
   Status ReadChangeset(Version version, std::vector<KeyUpdate>* out) const;
   // Loads the durable checkpoint and replays the changesets up to the latest version (Open).
@@ -319,6 +326,7 @@ class MerkleStore final : public KvReader, private PageReader {
   struct CachedRecord {
     std::optional<std::string> record;
     std::list<const std::string*>::iterator lru;
+    Hash key_hash;  // sha256(key): the entry's name in values_by_hash_
     bool referenced = false;
   };
   struct StringHash {
@@ -328,6 +336,16 @@ class MerkleStore final : public KvReader, private PageReader {
   mutable std::list<const std::string*> value_lru_;  // the keys in values_
   using ValueMap = std::unordered_map<std::string, CachedRecord, StringHash, std::equal_to<>>;
   mutable ValueMap values_;
+  // Every entry of values_ by its key's hash: a proof's leaf names its key by hash only, and
+  // a cached record at the leaf's version is the leaf's key and value without a V read.
+  struct KeyHashHash {
+    std::size_t operator()(const Hash& h) const {
+      std::size_t x;
+      std::memcpy(&x, h.data(), sizeof x);  // a SHA-256: its first bytes are uniform
+      return x;
+    }
+  };
+  mutable std::unordered_map<Hash, ValueMap::value_type*, KeyHashHash> values_by_hash_;
   // The entry to evict next (second chance), left at the front of value_lru_; referenced
   // entries passed over go before `back` (the list's end, or a slot kept at its tail).
   // REQUIRES: the cache is not empty.
