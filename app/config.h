@@ -30,7 +30,7 @@ struct Config {
   // [store]
   std::int64_t keep_recent = 100;
   std::int64_t prune_interval = 10;
-  std::int64_t checkpoint_interval = 30;
+  std::int64_t checkpoint_interval = 50;
   std::size_t max_key_bytes = 4096;
   std::size_t max_value_bytes = 4u << 20;
   std::size_t page_cache_pages = 1000000;

@@ -1,5 +1,6 @@
 // kairosd: the Kairos node. `kairosd init`, `kairosd start`, `kairosd version`, and the client
 // commands `keys`, `tx`, `query` and `genesis` (app/client/).
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -107,12 +108,19 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   store_options.block_cache_bytes = config.block_cache_bytes;
   store_options.value_cache_bytes = config.value_cache_bytes;
   store_options.verify_on_open = config.verify_on_open;
+  const auto open_start = std::chrono::steady_clock::now();
   Result<std::unique_ptr<store::MerkleStore>> db = store::MerkleStore::Open(store_options);
   if (!db.ok()) {
     app::Log()->critical("cannot open the store in {}: {}", db_dir.string(),
                          db.status().ToString());
     return kExitFailure;
   }
+  app::Log()->info(
+      "store at version {} in {}: opened in {:.1f} s, {} versions replayed from the last "
+      "checkpoint",
+      (*db)->version(), db_dir.string(),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - open_start).count(),
+      (*db)->replayed_at_open());
   app::AppOptions app_options;
   app_options.genesis_limits.max_key_bytes = config.max_key_bytes;
   app_options.genesis_limits.max_value_bytes = config.max_value_bytes;

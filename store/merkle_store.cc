@@ -564,6 +564,7 @@ Status MerkleStore::Recover(Version latest) {
     ApplyToMemory(v, tree, 0, false);
   }
   if (!it->status().ok()) return FromLevelDb(it->status(), "reading changesets");
+  replayed_at_open_ = latest_.version - durable_;
   if (latest_.version != latest) {
     return Status::Corruption("the store in " + options_.dir + " is at version " +
                               std::to_string(latest) + " but its changesets from checkpoint " +

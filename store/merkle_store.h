@@ -72,8 +72,10 @@ struct StoreOptions {
   // durable. 1 writes every version's pages in its own batch. Not part of any hash. Longer:
   // fewer page bytes per block (a page replaced inside an interval is never written), more
   // memory, and a longer replay at open and for proofs at past heights. 30 against 10:
-  // updates/s +28% and disk -24% at 1M keys, memory +11% (docs/benchmarks.md, session 8).
-  std::int64_t checkpoint_interval = 30;
+  // updates/s +28% and disk -24% at 1M keys, memory +11% (docs/benchmarks.md, session 8); 50
+  // against 30 (session 10): updates/s +8-15% at 1M and +10% at 10M keys, disk after
+  // compaction -8% at 1M and 3.06 -> 2.99x raw at 10M, peak memory level or lower.
+  std::int64_t checkpoint_interval = 50;
   // On-disk pages kept in memory (an LRU of the latest tree's pages, ~1.8 KB each; a tree has
   // about a third as many pages as keys). 10M keys with 3.5M: updates/s +20%, no page read
   // from disk (docs/benchmarks.md, session 9).
@@ -162,6 +164,9 @@ class MerkleStore final : public KvReader, private PageReader {
     std::size_t cached_pages = 0;      // Commit: pages in the page cache after it
   };
   const BlockStats& last_block() const { return stats_; }
+  // The versions Open replayed from the newest durable checkpoint (at most about twice the
+  // checkpoint interval): what a restart's open time grows with.
+  Version replayed_at_open() const { return replayed_at_open_; }
   // A LevelDB property of the database ("leveldb.stats", "leveldb.num-files-at-level0", ...),
   // or "" when LevelDB does not know it.
   std::string DbProperty(const std::string& name) const;
@@ -316,6 +321,7 @@ class MerkleStore final : public KvReader, private PageReader {
   std::vector<PageId> forget_;
   std::size_t forget_per_commit_ = 0;
   mutable std::unique_ptr<Reconstruction> reconstruction_;
+  Version replayed_at_open_ = 0;
   const PastReader past_reader_{this};
 
   // The value cache: S records (nullopt = absent) by key, in value_lru_ oldest first, evicted
