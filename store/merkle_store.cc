@@ -25,6 +25,8 @@
 #include <regex>
 #include <sstream>
 
+#include "store/leveldb_env.h"
+
 namespace kairos::store {
 
 namespace {
@@ -397,9 +399,14 @@ struct MerkleStore::Reconstruction final : PageReader {
   }
 };
 
-MerkleStore::MerkleStore(StoreOptions options, leveldb::DB* db, const leveldb::Cache* cache,
+MerkleStore::MerkleStore(StoreOptions options, std::unique_ptr<leveldb::Env> env,
+                         leveldb::DB* db, const leveldb::Cache* cache,
                          const leveldb::FilterPolicy* filter)
-    : options_(std::move(options)), db_(db), block_cache_(cache), filter_(filter) {}
+    : options_(std::move(options)),
+      env_(std::move(env)),
+      db_(db),
+      block_cache_(cache),
+      filter_(filter) {}
 
 MerkleStore::~MerkleStore() {
   db_.reset();  // before the cache and filter it uses
@@ -424,7 +431,10 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
   o.create_if_missing = true;
   o.paranoid_checks = true;
   o.write_buffer_size = options.write_buffer_bytes;
-  if (options.env != nullptr) o.env = options.env;
+  std::unique_ptr<leveldb::Env> env = NewIncrementalSyncEnv(
+      options.env != nullptr ? options.env : leveldb::Env::Default(),
+      options.table_bytes_per_sync);
+  o.env = env.get();
   o.max_file_size = 32u << 20;
   o.block_cache = cache;
   o.filter_policy = filter;
@@ -438,7 +448,7 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
     return FromLevelDb(s, "cannot open the store in " + options.dir +
                               (blamed.empty() ? "" : " (corrupt file: " + blamed + ")"));
   }
-  std::unique_ptr<MerkleStore> store(new MerkleStore(options, raw, cache, filter));
+  std::unique_ptr<MerkleStore> store(new MerkleStore(options, std::move(env), raw, cache, filter));
   if (options.verify_on_open) {
     if (Status st = VerifyAllTables(raw, options.dir); !st.ok()) {
       return Status::Corruption("the store in " + options.dir + " is corrupt: " + st.message());

@@ -96,6 +96,10 @@ struct StoreOptions {
   // Read every table with checksums at open, naming a corrupt file. Costs one full read of
   // the database (seconds per GB).
   bool verify_on_open = true;
+  // Table files (compactions, memtable flushes) are written back to disk every this many bytes
+  // as they grow, instead of all at their final sync, which the commit's log sync otherwise
+  // waits behind (store/leveldb_env.h). 0: LevelDB's own behaviour.
+  std::size_t table_bytes_per_sync = 1u << 20;
   // The Env LevelDB does its file I/O through; nullptr is LevelDB's default. For tests that
   // inject I/O failures. Must outlive the store.
   leveldb::Env* env = nullptr;
@@ -225,8 +229,8 @@ class MerkleStore final : public KvReader, private PageReader {
     Version stale = 0;
   };
 
-  MerkleStore(StoreOptions options, leveldb::DB* db, const leveldb::Cache* cache,
-              const leveldb::FilterPolicy* filter);
+  MerkleStore(StoreOptions options, std::unique_ptr<leveldb::Env> env, leveldb::DB* db,
+              const leveldb::Cache* cache, const leveldb::FilterPolicy* filter);
   // Pages above the durable checkpoint come from memory, the others from the cache or disk.
   Result<std::shared_ptr<const Page>> LoadPage(Version version,
                                                const NibblePath& path) const override;
@@ -283,6 +287,7 @@ class MerkleStore final : public KvReader, private PageReader {
   Status TreeAt(Version version, const PageReader** reader, Slot* root) const;
 
   StoreOptions options_;
+  std::unique_ptr<leveldb::Env> env_;  // LevelDB's I/O (leveldb_env.h); outlives db_
   std::unique_ptr<leveldb::DB> db_;
   std::unique_ptr<const leveldb::Cache> block_cache_;
   std::unique_ptr<const leveldb::FilterPolicy> filter_;

@@ -48,13 +48,14 @@ struct Args {
   std::int64_t page_cache = static_cast<std::int64_t>(store::StoreOptions{}.page_cache_pages);
   std::int64_t block_cache_mb = store::StoreOptions{}.block_cache_bytes >> 20;
   std::int64_t value_cache_mb = store::StoreOptions{}.value_cache_bytes >> 20;
+  std::int64_t table_sync_kb = store::StoreOptions{}.table_bytes_per_sync >> 10;
 };
 
 constexpr const char* kUsage =
     "usage: store_bench [--keys N] [--block N] [--blocks N] [--keep N] [--proofs N]\n"
     "                   [--checkpoint K] [--dir DIR] [--trace 0|1] [--compact 0|1]\n"
     "                   [--write-buffer-mb N] [--page-cache PAGES] [--block-cache-mb N]\n"
-    "                   [--value-cache-mb N]\n";
+    "                   [--value-cache-mb N] [--table-sync-kb N]\n";
 
 Args Parse(int argc, char** argv) {
   Args a;
@@ -82,6 +83,7 @@ Args Parse(int argc, char** argv) {
     else if (k == "--page-cache") a.page_cache = std::atoll(v);
     else if (k == "--block-cache-mb") a.block_cache_mb = std::atoll(v);
     else if (k == "--value-cache-mb") a.value_cache_mb = std::atoll(v);
+    else if (k == "--table-sync-kb") a.table_sync_kb = std::atoll(v);
     else {
       std::fprintf(stderr, "unknown flag %s\n%s", k.c_str(), kUsage);
       std::exit(2);
@@ -214,12 +216,12 @@ int main(int argc, char** argv) {
   fs::create_directories(a.dir);
   std::printf("store_bench: %lld keys, blocks of %lld updates, %lld update blocks, keep %lld versions, "
               "checkpoint every %lld, page cache %lld pages, block cache %lld MB, memtable %lld MB, "
-              "value cache %lld MB\n",
+              "value cache %lld MB, table write-back every %lld KB\n",
               static_cast<long long>(a.keys), static_cast<long long>(a.block),
               static_cast<long long>(a.blocks), static_cast<long long>(a.keep),
               static_cast<long long>(a.checkpoint), static_cast<long long>(a.page_cache),
               static_cast<long long>(a.block_cache_mb), static_cast<long long>(a.write_buffer_mb),
-              static_cast<long long>(a.value_cache_mb));
+              static_cast<long long>(a.value_cache_mb), static_cast<long long>(a.table_sync_kb));
   std::int64_t load_blocks = 0;
   const auto blocks = Blocks(a, &load_blocks);
 
@@ -240,6 +242,7 @@ int main(int argc, char** argv) {
   o.page_cache_pages = static_cast<std::size_t>(a.page_cache);
   o.block_cache_bytes = static_cast<std::size_t>(a.block_cache_mb) << 20;
   o.value_cache_bytes = static_cast<std::size_t>(a.value_cache_mb) << 20;
+  o.table_bytes_per_sync = static_cast<std::size_t>(a.table_sync_kb) << 10;
   o.verify_on_open = false;
   auto opened = store::MerkleStore::Open(o);
   if (!opened.ok()) {
