@@ -431,7 +431,7 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
   o.create_if_missing = true;
   o.paranoid_checks = true;
   o.write_buffer_size = options.write_buffer_bytes;
-  std::unique_ptr<leveldb::Env> env = NewIncrementalSyncEnv(
+  std::unique_ptr<leveldb::Env> env = std::make_unique<IncrementalSyncEnv>(
       options.env != nullptr ? options.env : leveldb::Env::Default(),
       options.table_bytes_per_sync);
   o.env = env.get();
@@ -545,6 +545,7 @@ Status MerkleStore::Recover(Version latest) {
     durable_ = last_started_ = latest_.version;
   }
   // Replay every changeset above it.
+  replayed_at_open_ = 0;
   std::vector<KeyUpdate> updates;
   const std::string cprefix(1, kChangesetPrefix);
   for (it->Seek(VersionKey(kChangesetPrefix, durable_ + 1));
@@ -572,9 +573,9 @@ Status MerkleStore::Recover(Version latest) {
     latest_.hash = RootHashOf(tree.root);
     // A checkpoint being written when the process stopped is written again from its start.
     ApplyToMemory(v, tree, 0, false);
+    ++replayed_at_open_;
   }
   if (!it->status().ok()) return FromLevelDb(it->status(), "reading changesets");
-  replayed_at_open_ = latest_.version - durable_;
   if (latest_.version != latest) {
     return Status::Corruption("the store in " + options_.dir + " is at version " +
                               std::to_string(latest) + " but its changesets from checkpoint " +
@@ -776,10 +777,11 @@ Status MerkleStore::ReadRoot(Version version, RootRecord* out) const {
 }
 
 namespace {
-// Bytes a cached record is charged: the key, the record, and the nodes (the map, the list
-// and the by-hash index).
+// Bytes a cached record is charged: the key, the record, and an estimate of the rest (the
+// map node ~144, the list node 32, the by-hash index node 64 and the buckets ~16 bytes, and
+// malloc's overhead on the two strings).
 std::size_t CachedSize(std::string_view key, const std::optional<std::string>& record) {
-  return key.size() + (record ? record->size() : 0) + 240;
+  return key.size() + (record ? record->size() : 0) + 288;
 }
 }  // namespace
 
@@ -984,7 +986,8 @@ Status MerkleStore::ReadProofLeaf(LeafPath path, bool latest, ExistenceProof* ou
   // change), read with checksums or written by a commit.
   if (auto it = values_by_hash_.find(path.key_hash); it != values_by_hash_.end()) {
     auto& [key, cached] = *it->second;
-    if (cached.record && ReadBE64(*cached.record) == static_cast<std::uint64_t>(path.leaf_version)) {
+    if (cached.record &&
+        ReadBE64(*cached.record) == static_cast<std::uint64_t>(path.leaf_version)) {
       cached.referenced = true;
       out->key = key;
       out->value.assign(*cached.record, 8);
@@ -1010,7 +1013,7 @@ Status MerkleStore::ReadProofLeaf(LeafPath path, bool latest, ExistenceProof* ou
   }
   out->key.assign(key);
   out->value.assign(value);
-  if (latest) {
+  if (latest && options_.value_cache_bytes > 0) {
     // The latest tree's leaf is the key's current value: its S record, as a Get would cache it.
     std::string state;
     state.reserve(8 + value.size());

@@ -73,8 +73,8 @@ struct StoreOptions {
   // fewer page bytes per block (a page replaced inside an interval is never written), more
   // memory, and a longer replay at open and for proofs at past heights. 30 against 10:
   // updates/s +28% and disk -24% at 1M keys, memory +11% (docs/benchmarks.md, session 8); 50
-  // against 30 (session 10): updates/s +8-15% at 1M and +10% at 10M keys, disk after
-  // compaction -8% at 1M and 3.06 -> 2.99x raw at 10M, peak memory level or lower.
+  // against 30 (session 10): updates/s +8-15% at 1M and +1-10% at 10M keys (one run each
+  // of two), disk after compaction -8% at 1M and 3.06 -> 2.99x raw at 10M, peak memory level.
   std::int64_t checkpoint_interval = 50;
   // On-disk pages kept in memory (an LRU of the latest tree's pages, ~1.8 KB each; a tree has
   // about a third as many pages as keys). 10M keys with 3.5M: updates/s +20%, no page read
@@ -83,8 +83,10 @@ struct StoreOptions {
   std::size_t block_cache_bytes = 128u << 20;
   // Latest values kept in memory (second chance, write-through at Commit, like the Cosmos
   // SDK's inter-block cache): the accounts and balances a block just wrote are what the next
-  // CheckTx and block read, and a proof's leaves found here need no value read (~380 bytes an
-  // entry with 32-byte keys and 100-byte values). 0 turns it off. 64 MB until session 10.
+  // CheckTx and block read, and a proof's leaves found here need no value read (~430 bytes an
+  // entry with 32-byte keys and 100-byte values, an estimate). Queries share it with blocks: a
+  // leaf a proof at the latest height reads from disk is cached like a Get's. 0 turns it off.
+  // 64 MB until session 10.
   std::size_t value_cache_bytes = 256u << 20;
   // LevelDB's memtable. LevelDB stops writes while its level 0 holds 12 files (compiled in);
   // at 10M keys on 2 cores compaction falls behind: 64 MB memtables reached that (a 2.8 s
@@ -100,8 +102,9 @@ struct StoreOptions {
   // as they grow, instead of all at their final sync, which the commit's log sync otherwise
   // waits behind (store/leveldb_env.h). 0: LevelDB's own behaviour.
   std::size_t table_bytes_per_sync = 1u << 20;
-  // The Env LevelDB does its file I/O through; nullptr is LevelDB's default. For tests that
-  // inject I/O failures. Must outlive the store.
+  // The Env under LevelDB's file I/O; nullptr is LevelDB's default. The store puts its table
+  // write-back (above) on top of it. For tests that inject I/O failures. Must outlive the
+  // store.
   leveldb::Env* env = nullptr;
 };
 
@@ -168,8 +171,9 @@ class MerkleStore final : public KvReader, private PageReader {
     std::size_t cached_pages = 0;      // Commit: pages in the page cache after it
   };
   const BlockStats& last_block() const { return stats_; }
-  // The versions Open replayed from the newest durable checkpoint (at most about twice the
-  // checkpoint interval): what a restart's open time grows with.
+  // The versions Open replayed above the newest durable checkpoint (or from the first
+  // version, before any checkpoint is durable; fewer than twice the checkpoint interval):
+  // what a restart's open time grows with.
   Version replayed_at_open() const { return replayed_at_open_; }
   // A LevelDB property of the database ("leveldb.stats", "leveldb.num-files-at-level0", ...),
   // or "" when LevelDB does not know it.

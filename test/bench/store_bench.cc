@@ -214,9 +214,9 @@ int main(int argc, char** argv) {
   const Args a = Parse(argc, argv);
   fs::remove_all(a.dir);
   fs::create_directories(a.dir);
-  std::printf("store_bench: %lld keys, blocks of %lld updates, %lld update blocks, keep %lld versions, "
-              "checkpoint every %lld, page cache %lld pages, block cache %lld MB, memtable %lld MB, "
-              "value cache %lld MB, table write-back every %lld KB\n",
+  std::printf("store_bench: %lld keys, blocks of %lld updates, %lld update blocks, keep %lld "
+              "versions, checkpoint every %lld, page cache %lld pages, block cache %lld MB, "
+              "memtable %lld MB, value cache %lld MB, table write-back every %lld KB\n",
               static_cast<long long>(a.keys), static_cast<long long>(a.block),
               static_cast<long long>(a.blocks), static_cast<long long>(a.keep),
               static_cast<long long>(a.checkpoint), static_cast<long long>(a.page_cache),
@@ -397,9 +397,9 @@ int main(int argc, char** argv) {
               "");
   std::printf("%-52s %14.0f %14s %10s\n", "existence proofs/s (warm)", a.proofs / exist_s, "", ">= 50000");
   std::printf("%-52s %14.0f %14s %10s\n", "absence proofs/s (warm)", a.proofs / absent_s, "", ">= 50000");
-  std::printf("%-52s %14.0f %14s %10s\n", "  existence proofs/s, first pass (cold values)",
+  std::printf("%-52s %14.0f %14s %10s\n", "  existence proofs/s, first pass",
               a.proofs / exist_first_s, "", "");
-  std::printf("%-52s %14.0f %14s %10s\n", "  absence proofs/s, first pass (cold values)",
+  std::printf("%-52s %14.0f %14s %10s\n", "  absence proofs/s, first pass",
               a.proofs / absent_first_s, "", "");
   std::printf("%-52s %14.0f %14s %10s\n", "existence proof bytes (mean)",
               static_cast<double>(exist_bytes) / a.proofs, "", "<= 1200");

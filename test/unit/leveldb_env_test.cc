@@ -1,6 +1,6 @@
 // The store's LevelDB Env (store/leveldb_env.h): table files are handed to the kernel and their
-// write-back started every `bytes_per_sync` bytes; everything else is LevelDB's own behaviour,
-// and what reaches the files is byte for byte what was appended.
+// write-back started every `bytes_per_sync` bytes, a step behind their end; everything else is
+// LevelDB's own behaviour, and what reaches the files is byte for byte what was appended.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -90,13 +90,16 @@ TEST_CASE("a table file is flushed every bytes_per_sync and holds exactly what w
           "[store][leveldb_env]") {
   TempDir dir;
   CountingEnv counting;
-  const auto env = NewIncrementalSyncEnv(&counting, 64 << 10);
+  IncrementalSyncEnv env(&counting, 64 << 10);
   const std::string table = dir / "000007.ldb";
-  const std::string written = WriteThrough(env.get(), table, 1 << 20);
+  const std::string written = WriteThrough(&env, table, 1 << 20);
   CHECK(ReadFile(table) == written);
-  // 1 MiB in 64 KiB steps: one flush (and write-back request) per step, and LevelDB's own
-  // sync at the end, once.
-  CHECK(counting.counts[table].flushes == 16);
+  // 1 MiB in 64 KiB steps, each requested once the file is a step past it (the last step
+  // stays for the final sync): 15 write-back requests, each after a flush, none refused by
+  // the kernel, and LevelDB's own sync at the end, once.
+  CHECK(env.write_back_requests() == 15);
+  CHECK(env.write_back_failures() == 0);
+  CHECK(counting.counts[table].flushes == 15);
   CHECK(counting.counts[table].syncs == 1);
 }
 
@@ -105,18 +108,20 @@ TEST_CASE("files other than tables, and any file with bytes_per_sync 0, are left
           "[store][leveldb_env]") {
   TempDir dir;
   CountingEnv counting;
-  const auto env = NewIncrementalSyncEnv(&counting, 64 << 10);
+  IncrementalSyncEnv env(&counting, 64 << 10);
   for (const std::string name : {"000005.log", "MANIFEST-000002", "CURRENT"}) {
     const std::string path = dir / name;
-    const std::string written = WriteThrough(env.get(), path, 256 << 10);
+    const std::string written = WriteThrough(&env, path, 256 << 10);
     CHECK(ReadFile(path) == written);
     CHECK(counting.counts[path].flushes == 0);
   }
-  const auto off = NewIncrementalSyncEnv(&counting, 0);
+  CHECK(env.write_back_requests() == 0);
+  IncrementalSyncEnv off(&counting, 0);
   const std::string table = dir / "000009.ldb";
-  const std::string written = WriteThrough(off.get(), table, 256 << 10);
+  const std::string written = WriteThrough(&off, table, 256 << 10);
   CHECK(ReadFile(table) == written);
   CHECK(counting.counts[table].flushes == 0);
+  CHECK(off.write_back_requests() == 0);
 }
 
 TEST_CASE("a store whose tables are written back in small steps keeps every version",

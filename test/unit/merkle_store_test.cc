@@ -73,6 +73,7 @@ void CheckProof(const MerkleStore& store, Version v, const std::string& key,
   const auto it = model.find(key);
   if (it != model.end()) {
     REQUIRE(proof.exist);
+    CHECK(proof.exist->key == key);
     CHECK(proof.exist->value == it->second);
     CHECK(RootFromPath(proof.exist->path) == root);
     return;
@@ -92,6 +93,7 @@ void CheckProof(const MerkleStore& store, Version v, const std::string& key,
   for (const auto* side : {&proof.left, &proof.right}) {
     if (!*side) continue;
     CHECK(RootFromPath((*side)->path) == root);
+    CHECK(Sha256Of((*side)->key) == (*side)->path.key_hash);
     CHECK(model.at((*side)->key) == (*side)->value);
   }
   if (proof.left) CHECK(proof.left->path.key_hash == *want_left);
@@ -186,8 +188,8 @@ TEST_CASE("random operations agree with the reference model at every version", "
       CheckProof(*store, version, "k" + std::to_string(i), model, *root);
     }
     if (history.size() >= 2) {
-      const auto& [past, snapshot] = *std::next(history.begin(), static_cast<std::ptrdiff_t>(
-                                                                      rng() % (history.size() - 1)));
+      const auto pick = static_cast<std::ptrdiff_t>(rng() % (history.size() - 1));
+      const auto& [past, snapshot] = *std::next(history.begin(), pick);
       if (!snapshot.empty() && past >= store->earliest_version()) {
         for (int i = static_cast<int>(rng() % 23); i < 300; i += 23) {
           CheckProof(*store, past, "k" + std::to_string(i), snapshot, roots[past]);

@@ -207,6 +207,24 @@ TEST_CASE("open replays the changesets above the last checkpoint", "[store][chec
   CHECK_FALSE(RawKeys(dir.path(), 'K').empty());
 }
 
+TEST_CASE("a chain that starts above height 1 replays only its own versions before a checkpoint",
+          "[store][checkpoint]") {
+  TempDir dir;
+  const StoreOptions o = Options(dir.path(), 5);
+  auto store = OpenStore(o);
+  // The checkpoint of version 100 is durable only once 105 is committed (its K record is in
+  // that batch): before, open replays from the first version.
+  for (Version v = 100; v <= 103; ++v) Commit(*store, v);
+  store.reset();
+  store = OpenStore(o);
+  REQUIRE(store->version() == 103);
+  CHECK(store->replayed_at_open() == 4);
+  for (Version v = 104; v <= 107; ++v) Commit(*store, v);
+  store.reset();
+  store = OpenStore(o);
+  CHECK(store->replayed_at_open() == 7);  // 101 to 107, above the checkpoint of version 100
+}
+
 TEST_CASE("a reopened store with a different interval continues with the same roots",
           "[store][checkpoint]") {
   TempDir dir;
