@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "store/merkle_store.h"
@@ -181,9 +182,8 @@ TEST_CASE("open replays the changesets above the last checkpoint", "[store][chec
       store.reset();
       Version durable = 0;  // the newest K record: the checkpoint open starts from
       for (const std::string& k : RawKeys(dir.path(), 'K')) {
-        Version c = 0;
-        for (int i = 1; i <= 8; ++i) c = (c << 8) | static_cast<std::uint8_t>(k[i]);
-        durable = std::max(durable, c);
+        durable = std::max(durable, static_cast<Version>(
+                                        kairos::test::BigEndian64(std::string_view(k).substr(1))));
       }
       store = OpenStore(o);
       REQUIRE(store->version() == v);
@@ -199,8 +199,7 @@ TEST_CASE("open replays the changesets above the last checkpoint", "[store][chec
   // Only checkpoints wrote pages: no page of a version that is not a multiple of 5.
   store.reset();
   for (const std::string& k : RawKeys(dir.path(), 'N')) {
-    std::uint64_t v = 0;
-    for (int i = 1; i <= 8; ++i) v = (v << 8) | static_cast<std::uint8_t>(k[i]);
+    const std::uint64_t v = kairos::test::BigEndian64(std::string_view(k).substr(1));
     INFO("page of version " << v);
     CHECK(v <= 20);
   }
