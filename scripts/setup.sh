@@ -21,7 +21,7 @@ GO_MIN_MINOR=25  # cometbft v0.38.25 needs go >= 1.22, v0.40.0 go >= 1.25
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates python3
-  libboost-dev protobuf-compiler libprotobuf-dev libleveldb-dev libsnappy-dev
+  libboost-dev protobuf-compiler libprotobuf-dev libleveldb-dev libsnappy-dev libabsl-dev
   libspdlog-dev libfmt-dev catch2 libsecp256k1-dev libssl-dev libtomlplusplus-dev
   libcli11-dev prometheus-cpp-dev nlohmann-json3-dev clang libclang-rt-14-dev
 )

@@ -668,7 +668,7 @@ void MerkleStore::FreeRetiredShare() {
     PageMap& m = retired_.front();
     for (auto it = m.begin(); n > 0 && it != m.end(); --n) {
       CachePage(it->first, std::move(it->second), /*read=*/false);
-      it = m.erase(it);
+      m.erase(it++);  // absl's erase returns nothing; it moves no other entry
     }
     if (m.empty()) retired_.erase(retired_.begin());
   }
