@@ -615,7 +615,7 @@ void MerkleStore::ApplyToMemory(Version version, const TreeUpdate& tree, std::si
   PendingCheckpoint p;
   p.root = latest_;
   p.pages = std::move(epoch_);
-  epoch_ = PageMap();
+  epoch_ = std::exchange(spare_, PageMap());
   epoch_.reserve(p.pages.size());  // the next interval makes about as many: no rehashing
   if (pending_) {
     p.pages.merge(pending_->pages);
@@ -670,7 +670,10 @@ void MerkleStore::FreeRetiredShare() {
       CachePage(it->first, std::move(it->second), /*read=*/false);
       m.erase(it++);  // absl's erase returns nothing; it moves no other entry
     }
-    if (m.empty()) retired_.erase(retired_.begin());
+    if (m.empty()) {
+      if (m.capacity() > spare_.capacity()) spare_ = std::move(m);
+      retired_.erase(retired_.begin());
+    }
   }
 }
 
