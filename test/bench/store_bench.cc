@@ -4,7 +4,13 @@
 //
 // Workload (issue 3): random 32-byte keys, 100-byte values, blocks of 10k updates.
 //   store_bench [--keys 1000000] [--block 10000] [--blocks 100] [--keep 100] [--proofs 100000]
-//               [--checkpoint K] [--dir DIR] [--trace 1] [--compact 0] [--write-buffer-mb N]
+//               [--warm N] [--checkpoint K] [--dir DIR] [--trace 1] [--compact 0]
+//               [--write-buffer-mb N]
+// After the load (every key written once), --warm update blocks run unmeasured (default: keep
+// + the pruning interval, so that every measured block prunes values this run's updates
+// replaced, as a long-running node does; until session 11 there was no warm phase, and the
+// 100 measured blocks pruned only load versions, which replaced nothing), then --blocks
+// measured ones (the steady state).
 // --trace 1 prints one line per update block (its kind, where its time went, LevelDB's level-0
 // file count) and LevelDB's compaction stats. Disk is measured at the end of the run as the
 // directory is (obsolete entries that compaction has not dropped yet included), and, unless
@@ -20,6 +26,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <leveldb/db.h>
@@ -34,11 +41,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr std::int64_t kPruneInterval = 10;
+
 struct Args {
   std::int64_t keys = 1'000'000;
   std::int64_t block = 10'000;
   std::int64_t blocks = 100;
   std::int64_t keep = 100;
+  std::int64_t warm = -1;  // -1: keep + kPruneInterval
   std::int64_t proofs = 100'000;
   std::int64_t checkpoint = store::StoreOptions{}.checkpoint_interval;
   std::string dir;
@@ -52,7 +62,7 @@ struct Args {
 };
 
 constexpr const char* kUsage =
-    "usage: store_bench [--keys N] [--block N] [--blocks N] [--keep N] [--proofs N]\n"
+    "usage: store_bench [--keys N] [--block N] [--blocks N] [--keep N] [--proofs N] [--warm N]\n"
     "                   [--checkpoint K] [--dir DIR] [--trace 0|1] [--compact 0|1]\n"
     "                   [--write-buffer-mb N] [--page-cache PAGES] [--block-cache-mb N]\n"
     "                   [--value-cache-mb N] [--table-sync-kb N]\n";
@@ -73,6 +83,7 @@ Args Parse(int argc, char** argv) {
     if (k == "--keys") a.keys = std::atoll(v);
     else if (k == "--block") a.block = std::atoll(v);
     else if (k == "--blocks") a.blocks = std::atoll(v);
+    else if (k == "--warm") a.warm = std::atoll(v);
     else if (k == "--keep") a.keep = std::atoll(v);
     else if (k == "--proofs") a.proofs = std::atoll(v);
     else if (k == "--dir") a.dir = v;
@@ -90,6 +101,7 @@ Args Parse(int argc, char** argv) {
     }
   }
   if (a.dir.empty()) a.dir = (fs::temp_directory_path() / "kairos-store-bench").string();
+  if (a.warm < 0) a.warm = a.keep + kPruneInterval;
   return a;
 }
 
@@ -161,7 +173,7 @@ std::vector<store::ChangeSet> Blocks(const Args& a, std::int64_t* load_blocks) {
   *load_blocks = static_cast<std::int64_t>(blocks.size());
   // A block updates distinct keys: no more of them than there are keys.
   const std::int64_t updates = std::min(a.block, a.keys);
-  for (std::int64_t b = 0; b < a.blocks; ++b) {
+  for (std::int64_t b = 0; b < a.warm + a.blocks; ++b) {
     store::ChangeSet c;
     while (static_cast<std::int64_t>(c.size()) < updates) c[Key(rng() % a.keys)] = Value(rng);
     blocks.push_back(std::move(c));
@@ -178,8 +190,15 @@ struct Phase {
   double cpu_rate() const { return cpu > 0 ? updates / cpu : 0; }
 };
 
+// The phase of block b: the load, the warm-up (run, not measured), or the steady state.
+const char* PhaseName(const Args& a, std::size_t b, std::int64_t load_blocks) {
+  const auto i = static_cast<std::int64_t>(b);
+  return i < load_blocks ? "load" : i < load_blocks + a.warm ? "warm" : "steady";
+}
+
 void RunLevelDbFloor(const Args& a, const std::vector<store::ChangeSet>& blocks,
                      std::int64_t load_blocks, Phase* load, Phase* steady) {
+  Phase warm;
   const std::string dir = a.dir + "/leveldb-floor";
   fs::remove_all(dir);
   leveldb::Options o;
@@ -198,7 +217,8 @@ void RunLevelDbFloor(const Args& a, const std::vector<store::ChangeSet>& blocks,
     for (const auto& [k, v] : blocks[b]) batch.Put(k, *v);
     if (!db->Write(wo, &batch).ok()) std::exit(1);
     const double s = Seconds(Clock::now() - t0);
-    Phase* p = static_cast<std::int64_t>(b) < load_blocks ? load : steady;
+    const std::string_view phase = PhaseName(a, b, load_blocks);
+    Phase* p = phase == "load" ? load : phase == "warm" ? &warm : steady;
     p->cpu += ProcessCpu() - c0;
     p->seconds += s;
     p->updates += static_cast<std::int64_t>(blocks[b].size());
@@ -215,11 +235,12 @@ int main(int argc, char** argv) {
   fs::remove_all(a.dir);
   fs::create_directories(a.dir);
   std::printf("store_bench: %lld keys, blocks of %lld updates, %lld update blocks, keep %lld "
-              "versions, checkpoint every %lld, page cache %lld pages, block cache %lld MB, "
-              "memtable %lld MB, value cache %lld MB, table write-back every %lld KB\n",
+              "versions, %lld warm-up blocks before them, checkpoint every %lld, page cache "
+              "%lld pages, block cache %lld MB, memtable %lld MB, value cache %lld MB, table "
+              "write-back every %lld KB\n",
               static_cast<long long>(a.keys), static_cast<long long>(a.block),
               static_cast<long long>(a.blocks), static_cast<long long>(a.keep),
-              static_cast<long long>(a.checkpoint), static_cast<long long>(a.page_cache),
+              static_cast<long long>(a.warm), static_cast<long long>(a.checkpoint), static_cast<long long>(a.page_cache),
               static_cast<long long>(a.block_cache_mb), static_cast<long long>(a.write_buffer_mb),
               static_cast<long long>(a.value_cache_mb), static_cast<long long>(a.table_sync_kb));
   std::int64_t load_blocks = 0;
@@ -236,7 +257,7 @@ int main(int argc, char** argv) {
   store::StoreOptions o;
   o.dir = a.dir + "/merkle";
   o.keep_recent = a.keep;
-  o.prune_interval = 10;
+  o.prune_interval = kPruneInterval;
   o.checkpoint_interval = a.checkpoint;
   o.write_buffer_bytes = static_cast<std::size_t>(a.write_buffer_mb) << 20;
   o.page_cache_pages = static_cast<std::size_t>(a.page_cache);
@@ -250,7 +271,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::unique_ptr<store::MerkleStore> s = std::move(*opened);
-  Phase load, steady;
+  Phase load, warm, steady;
   std::vector<double> stage_ms, commit_ms;
   std::size_t steady_page_reads = 0, cached_pages = 0;
   // Steady blocks by kind: pruning versions (every 10th), and the others.
@@ -258,7 +279,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> trace;
   MarkPhase("load");
   for (std::size_t b = 0; b < blocks.size(); ++b) {
-    if (static_cast<std::int64_t>(b) == load_blocks) MarkPhase("steady");
+    const std::string_view phase = PhaseName(a, b, load_blocks);
+    if (b > 0 && phase != PhaseName(a, b - 1, load_blocks)) MarkPhase(phase.data());
     const std::string l0 = a.trace ? s->DbProperty("leveldb.num-files-at-level0") : "";
     const double mem_mb =
         a.trace ? std::atof(s->DbProperty("leveldb.approximate-memory-usage").c_str()) / 1e6 : 0;
@@ -272,7 +294,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "block %zu: %s\n", b, c.ToString().c_str());
       return 1;
     }
-    Phase* p = static_cast<std::int64_t>(b) < load_blocks ? &load : &steady;
+    Phase* p = phase == "load" ? &load : phase == "warm" ? &warm : &steady;
     p->cpu += ProcessCpu() - c0;
     p->seconds += Seconds(t2 - t0);
     p->updates += static_cast<std::int64_t>(blocks[b].size());
@@ -291,7 +313,7 @@ int main(int argc, char** argv) {
                     "%5lld %-6s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9zu %7zu %7.2f %4s %7.1f "
                     "%7.2f %7zu %8zu",
                     static_cast<long long>(s->version()),
-                    static_cast<std::int64_t>(b) < load_blocks ? "load" : "steady",
+                    phase.data(),
                     Seconds(t2 - t0) * 1e3, Seconds(t1 - t0) * 1e3, st.prune_ms,
                     Seconds(t2 - t1) * 1e3, st.write_ms, st.memory_ms, st.prune_deletes,
                     st.checkpoint_pages, st.batch_bytes / 1e6, l0.c_str(), mem_mb,
