@@ -781,8 +781,8 @@ Status MerkleStore::ReadRoot(Version version, RootRecord* out) const {
 
 namespace {
 // Bytes a cached record is charged: the key, the record, and an estimate of the rest (the
-// map node ~144, the list node 32, the by-hash index node 64 and the buckets ~16 bytes, and
-// malloc's overhead on the two strings).
+// map's node ~144 and its slot ~16 at its load, the list node 32, the by-hash index's 41-byte
+// slot ~70 at its load, and malloc's overhead on the two strings).
 std::size_t CachedSize(std::string_view key, const std::optional<std::string>& record) {
   return key.size() + (record ? record->size() : 0) + 288;
 }

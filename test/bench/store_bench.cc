@@ -26,7 +26,6 @@
 #include <filesystem>
 #include <random>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <leveldb/db.h>
@@ -190,15 +189,19 @@ struct Phase {
   double cpu_rate() const { return cpu > 0 ? updates / cpu : 0; }
 };
 
-// The phase of block b: the load, the warm-up (run, not measured), or the steady state.
-const char* PhaseName(const Args& a, std::size_t b, std::int64_t load_blocks) {
+// The part of the run block b belongs to: the load, the warm-up (run, not measured), or the
+// steady state.
+enum Part { kLoad = 0, kWarm = 1, kSteady = 2 };
+constexpr const char* kPartNames[] = {"load", "warm", "steady"};
+Part PartOf(const Args& a, std::size_t b, std::int64_t load_blocks) {
   const auto i = static_cast<std::int64_t>(b);
-  return i < load_blocks ? "load" : i < load_blocks + a.warm ? "warm" : "steady";
+  return i < load_blocks ? kLoad : i < load_blocks + a.warm ? kWarm : kSteady;
 }
 
 void RunLevelDbFloor(const Args& a, const std::vector<store::ChangeSet>& blocks,
                      std::int64_t load_blocks, Phase* load, Phase* steady) {
   Phase warm;
+  Phase* const parts[] = {load, &warm, steady};
   const std::string dir = a.dir + "/leveldb-floor";
   fs::remove_all(dir);
   leveldb::Options o;
@@ -217,8 +220,7 @@ void RunLevelDbFloor(const Args& a, const std::vector<store::ChangeSet>& blocks,
     for (const auto& [k, v] : blocks[b]) batch.Put(k, *v);
     if (!db->Write(wo, &batch).ok()) std::exit(1);
     const double s = Seconds(Clock::now() - t0);
-    const std::string_view phase = PhaseName(a, b, load_blocks);
-    Phase* p = phase == "load" ? load : phase == "warm" ? &warm : steady;
+    Phase* p = parts[PartOf(a, b, load_blocks)];
     p->cpu += ProcessCpu() - c0;
     p->seconds += s;
     p->updates += static_cast<std::int64_t>(blocks[b].size());
@@ -240,7 +242,8 @@ int main(int argc, char** argv) {
               "write-back every %lld KB\n",
               static_cast<long long>(a.keys), static_cast<long long>(a.block),
               static_cast<long long>(a.blocks), static_cast<long long>(a.keep),
-              static_cast<long long>(a.warm), static_cast<long long>(a.checkpoint), static_cast<long long>(a.page_cache),
+              static_cast<long long>(a.warm), static_cast<long long>(a.checkpoint),
+              static_cast<long long>(a.page_cache),
               static_cast<long long>(a.block_cache_mb), static_cast<long long>(a.write_buffer_mb),
               static_cast<long long>(a.value_cache_mb), static_cast<long long>(a.table_sync_kb));
   std::int64_t load_blocks = 0;
@@ -272,6 +275,7 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<store::MerkleStore> s = std::move(*opened);
   Phase load, warm, steady;
+  Phase* const parts[] = {&load, &warm, &steady};
   std::vector<double> stage_ms, commit_ms;
   std::size_t steady_page_reads = 0, cached_pages = 0;
   // Steady blocks by kind: pruning versions (every 10th), and the others.
@@ -279,8 +283,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> trace;
   MarkPhase("load");
   for (std::size_t b = 0; b < blocks.size(); ++b) {
-    const std::string_view phase = PhaseName(a, b, load_blocks);
-    if (b > 0 && phase != PhaseName(a, b - 1, load_blocks)) MarkPhase(phase.data());
+    const Part part = PartOf(a, b, load_blocks);
+    if (b > 0 && part != PartOf(a, b - 1, load_blocks)) MarkPhase(kPartNames[part]);
     const std::string l0 = a.trace ? s->DbProperty("leveldb.num-files-at-level0") : "";
     const double mem_mb =
         a.trace ? std::atof(s->DbProperty("leveldb.approximate-memory-usage").c_str()) / 1e6 : 0;
@@ -294,7 +298,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "block %zu: %s\n", b, c.ToString().c_str());
       return 1;
     }
-    Phase* p = phase == "load" ? &load : phase == "warm" ? &warm : &steady;
+    Phase* p = parts[part];
     p->cpu += ProcessCpu() - c0;
     p->seconds += Seconds(t2 - t0);
     p->updates += static_cast<std::int64_t>(blocks[b].size());
@@ -313,7 +317,7 @@ int main(int argc, char** argv) {
                     "%5lld %-6s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9zu %7zu %7.2f %4s %7.1f "
                     "%7.2f %7zu %8zu",
                     static_cast<long long>(s->version()),
-                    phase.data(),
+                    kPartNames[part],
                     Seconds(t2 - t0) * 1e3, Seconds(t1 - t0) * 1e3, st.prune_ms,
                     Seconds(t2 - t1) * 1e3, st.write_ms, st.memory_ms, st.prune_deletes,
                     st.checkpoint_pages, st.batch_bytes / 1e6, l0.c_str(), mem_mb,
