@@ -312,7 +312,12 @@ def test_crash_restart_same_app_hashes():
         node.start()
         node.wait_for_height(2)
         with TxStream(node, "before", SEED) as stream:
-            node.wait_for_height(crash_at)
+            # Blocks come fast on an idle chain: let txs flow first, then let two blocks take
+            # them, so the crash always comes after some block with txs (CI once saw the chain
+            # reach crash_at with its only accepted tx still in the mempool).
+            harness.poll(lambda: stream.accepted >= 3 or stream.errors or stream.rejected, 60,
+                         "txs accepted before the crash")
+            node.wait_for_height(max(crash_at, node.height() + 2))
             time.sleep(rng.uniform(0, 0.3))  # a random instant inside the block cycle
             chain_height = node.height()
             node.cometbft.kill9()
