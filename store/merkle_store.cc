@@ -6,6 +6,7 @@
 #include <functional>
 #include <filesystem>
 #include <future>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <system_error>
@@ -42,7 +43,9 @@ const std::string kLatestKey = "Mlatest";
 const std::string kFormatKey = "Mformat";
 // The on-disk layout. 1 (no marker): pages every version, P preimages, history-only V.
 // 2: changesets, checkpointed pages, every value in V with its key, leaf slots with versions.
-constexpr int kFormatVersion = 2;
+// 3: S records hold no version (the tree's leaf has it), so an update of an existing key
+//    writes no S record.
+constexpr int kFormatVersion = 3;
 
 // Fewer changes than this are hashed on one thread (a thread costs tens of microseconds).
 constexpr std::size_t kMinParallelHashes = 512;
@@ -186,18 +189,26 @@ struct StaleList {
 };
 
 // A changeset entry: key hash, then 1 and the leaf hash, or 0 (deleted); then the version of
-// the value it replaced (0: none), as a varint. Replay needs the hashes; pruning the versions.
-void AppendChange(const KeyUpdate& u, Version previous, std::string* out) {
+// the value it replaced (0: none), as a varint, and when not 0 the leaf hash it replaced.
+// Replaying forward needs the new hashes; undoing a version (a past tree rebuilt from a newer
+// checkpoint) the replaced ones and their versions; pruning the versions.
+void AppendChange(const KeyUpdate& u, Version previous, const Hash& previous_leaf,
+                  std::string* out) {
   out->append(AsView(u.key_hash));
   out->push_back(u.leaf_hash ? '\x01' : '\x00');
   if (u.leaf_hash) out->append(AsView(*u.leaf_hash));
   AppendVarint(static_cast<std::uint64_t>(previous), out);
+  if (previous > 0) out->append(AsView(previous_leaf));
 }
 
+// Decodes a changeset: its updates, and optionally each one's replaced version, or the updates
+// that undo it (`undo`: the replaced leaf, with its version, or a delete of an inserted key).
 bool DecodeChangeset(std::string_view in, std::vector<KeyUpdate>* out,
-                     std::vector<Version>* previous = nullptr) {
+                     std::vector<Version>* previous = nullptr,
+                     std::vector<KeyUpdate>* undo = nullptr) {
   out->clear();
   if (previous != nullptr) previous->clear();
+  if (undo != nullptr) undo->clear();
   while (!in.empty()) {
     if (in.size() < 33) return false;
     KeyUpdate u{HashFromView(in.substr(0, 32)), std::nullopt};
@@ -212,9 +223,19 @@ bool DecodeChangeset(std::string_view in, std::vector<KeyUpdate>* out,
     }
     std::uint64_t prev = 0;
     if (!ReadVarint(&in, &prev)) return false;
+    if (prev > static_cast<std::uint64_t>(std::numeric_limits<Version>::max())) return false;
+    KeyUpdate back{u.key_hash, std::nullopt, static_cast<Version>(prev)};
+    if (prev > 0) {
+      if (in.size() < 32) return false;
+      back.leaf_hash = HashFromView(in.substr(0, 32));
+      in.remove_prefix(32);
+    } else if (!u.leaf_hash) {
+      return false;  // deleting an absent key is never recorded
+    }
     if (!out->empty() && !(out->back().key_hash < u.key_hash)) return false;
     out->push_back(u);
     if (previous != nullptr) previous->push_back(static_cast<Version>(prev));
+    if (undo != nullptr) undo->push_back(back);
   }
   return true;
 }
@@ -240,11 +261,11 @@ Status FromLevelDb(const leveldb::Status& s, std::string_view context) {
   return Status::IOError(msg);
 }
 
-// Iterates the key index (S) in key order; each value is read from V at the version S names
-// (through the value cache), when asked for.
+// Iterates the key index (S) in key order; each value is loaded (the value cache, or the tree's
+// leaf and then V) when asked for.
 class StateIterator final : public KvIterator {
  public:
-  using Loader = std::function<Status(std::string_view key, Version version, std::string* value)>;
+  using Loader = std::function<Status(std::string_view key, std::string* value)>;
   StateIterator(leveldb::Iterator* it, std::string_view start, std::string_view end, Loader load)
       : it_(it), end_(end.empty() ? std::string(1, kStatePrefix + 1) : StateKey(end)),
         load_(std::move(load)) {
@@ -258,13 +279,9 @@ class StateIterator final : public KvIterator {
   }
   std::string_view value() const override {
     if (!loaded_) {
-      if (it_->value().size() != 8) {
-        status_ = Status::Corruption("a state record is malformed");
-      } else {
-        status_ = load_(key(), static_cast<Version>(ReadBE64(std::string_view(
-                                   it_->value().data(), 8))),
-                        &value_);
-      }
+      status_ = it_->value().empty()
+                    ? load_(key(), &value_)
+                    : Status::Corruption("a key index (S) record is not empty");
       loaded_ = true;
     }
     return value_;
@@ -390,8 +407,12 @@ struct MerkleStore::Reconstruction final : PageReader {
   const MerkleStore* store = nullptr;
   Version version = 0;
   Version base = 0;
+  bool backward = false;   // undone from a newer checkpoint, not replayed from an older one
+  Version next_label = 0;  // backward: the label of the pages the last undo made
   Slot root;
   PageMap pages;
+  // Takes in one replayed or undone version's tree change, its new pages labelled `label`.
+  void Apply(const TreeUpdate& tree, Version label);
   Result<std::shared_ptr<const Page>> LoadPage(Version v, const NibblePath& path) const override {
     if (v <= base) return store->LoadDiskPage(v, path, /*latest=*/false);
     if (auto it = pages.find(PageId{v, path}); it != pages.end()) return it->second;
@@ -868,20 +889,28 @@ Status MerkleStore::ReadStateRecord(std::string_view key, std::string* record) c
 }
 
 Status MerkleStore::LoadStateRecord(std::string_view key, std::string* record) const {
-  // S holds the version; the value is in V at that version.
-  std::string version;
-  leveldb::Status s = db_->Get(VerifiedRead(), StateKey(key), &version);
-  if (s.IsNotFound()) {
-    CacheStateRecord(Sha256Of(key), std::string(key), std::nullopt);
-    return Status::NotFound("absent");
-  }
-  if (!s.ok()) return FromLevelDb(s, "reading state");
-  if (version.size() != 8) return Status::Corruption("a state record is malformed");
-  const auto v = static_cast<Version>(ReadBE64(version));
   const Hash key_hash = Sha256Of(key);
-  if (Status st = ReadValueRecord(key, key_hash, v, record); !st.ok()) return st;
-  record->insert(0, version);
+  if (Status s = ReadLatestRecord(key, key_hash, record); !s.ok()) {
+    if (s.IsNotFound()) CacheStateRecord(key_hash, std::string(key), std::nullopt);
+    return s;
+  }
   CacheStateRecord(key_hash, std::string(key), *record);
+  return Status::OK();
+}
+
+Status MerkleStore::ReadLatestRecord(std::string_view key, const Hash& key_hash,
+                                     std::string* record) const {
+  // The latest tree's leaf names the version; the value is in V at that version. An absent
+  // key costs no LevelDB read (the pages on the walk are in memory, or read like a proof's).
+  Slot leaf;
+  if (!latest_.root.empty()) {
+    if (Status s = FindLeaf(*this, latest_.root, key_hash, &leaf); !s.ok()) return s;
+  }
+  if (leaf.empty()) return Status::NotFound("absent");
+  if (Status s = ReadValueRecord(key, key_hash, leaf.version, record); !s.ok()) return s;
+  std::string version;
+  AppendBE64(static_cast<std::uint64_t>(leaf.version), &version);
+  record->insert(0, version);
   return Status::OK();
 }
 
@@ -919,14 +948,20 @@ std::unique_ptr<KvIterator> MerkleStore::Iterate(std::string_view start,
                                                  std::string_view end) const {
   return std::make_unique<StateIterator>(
       db_->NewIterator(VerifiedRead()), start, end,
-      [this](std::string_view key, Version version, std::string* value) {
-        if (auto it = values_.find(key); it != values_.end() && it->second.record &&
-                                         ReadBE64(*it->second.record) ==
-                                             static_cast<std::uint64_t>(version)) {
+      [this](std::string_view key, std::string* value) {
+        // Read through the cache without filling it: a scan would evict what blocks read.
+        if (auto it = values_.find(key); it != values_.end() && it->second.record) {
           value->assign(*it->second.record, 8);
           return Status::OK();
         }
-        return ReadValueRecord(key, Sha256Of(key), version, value);
+        std::string record;
+        const Status s = ReadLatestRecord(key, Sha256Of(key), &record);
+        if (s.IsNotFound()) {
+          return Status::Corruption("the key index (S) holds a key the tree does not");
+        }
+        if (!s.ok()) return s;
+        value->assign(record, 8);
+        return Status::OK();
       });
 }
 
@@ -1039,58 +1074,122 @@ Status MerkleStore::TreeAt(Version version, const PageReader** reader, Slot* roo
     *root = it->second.root;
     return Status::OK();
   }
-  if (!reconstruction_ || reconstruction_->version != version) {
-    auto r = std::make_unique<Reconstruction>();
-    r->store = this;
-    auto base = checkpoints_.upper_bound(version);
-    if (base != checkpoints_.begin()) {
-      --base;
-      r->base = base->first;
-      r->root = base->second.root;
-    }
-    // Replay from the cached reconstruction when it lies between the base and the target.
-    if (reconstruction_ && reconstruction_->base == r->base &&
-        reconstruction_->version < version) {
+  // The base: the newest durable checkpoint at or below the version, replayed forward; when
+  // there is none (pruning keeps only the newest checkpoint), the oldest one above it, undone
+  // backward; none at all (before the first checkpoint), the empty tree, replayed forward.
+  Version base = 0;
+  Slot base_root;
+  bool backward = false;
+  if (auto above = checkpoints_.upper_bound(version); above != checkpoints_.begin()) {
+    base = std::prev(above)->first;
+    base_root = std::prev(above)->second.root;
+  } else if (above != checkpoints_.end()) {
+    base = above->first;
+    base_root = above->second.root;
+    backward = true;
+  }
+  // The cached rebuild serves when it has the same base and lies between it and the target
+  // (its pages at or below the base may have been pruned since, once the base changed).
+  const bool reuse = reconstruction_ && reconstruction_->base == base &&
+                     reconstruction_->backward == backward &&
+                     (backward ? reconstruction_->version >= version
+                               : reconstruction_->version <= version);
+  if (!reuse || reconstruction_->version != version) {
+    std::unique_ptr<Reconstruction> r;
+    if (reuse) {
       r = std::move(reconstruction_);
+    } else {
+      r = std::make_unique<Reconstruction>();
+      r->store = this;
+      r->base = r->version = base;
+      r->root = base_root;
+      r->backward = backward;
+      r->next_label = base;
     }
-    std::vector<KeyUpdate> updates;
-    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));
-    const std::string cprefix(1, kChangesetPrefix);
-    const Version from = std::max(r->base, r->version) + 1;
-    Version reached = std::max(r->base, r->version);
-    for (it->Seek(VersionKey(kChangesetPrefix, from));
-         it->Valid() && it->key().starts_with(cprefix); it->Next()) {
-      if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
-      const auto v = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
-      if (v > version) break;
-      if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates)) {
-        return Status::Corruption("the changeset of version " + std::to_string(v) +
-                                  " is malformed");
-      }
-      TreeUpdate tree;
-      if (Status s = ApplyUpdates(*r, r->root, v, updates, &tree, /*parallel=*/true); !s.ok()) {
-        return s;
-      }
-      r->root = tree.root;
-      for (const auto& [sv, path] : tree.stale_pages) {
-        if (sv > r->base) r->pages.erase(PageId{sv, path});
-      }
-      for (auto& [path, page] : tree.new_pages) r->pages[PageId{v, path}] = std::move(page);
-      reached = v;
+    reconstruction_.reset();
+    if (Status s = backward ? UndoTo(version, r.get()) : ReplayTo(version, r.get()); !s.ok()) {
+      return s;
     }
-    if (!it->status().ok()) return FromLevelDb(it->status(), "reading changesets");
-    r->version = version;
     RootRecord want;
     if (Status s = ReadRoot(version, &want); !s.ok()) return s;
-    if (reached > version || RootHashOf(r->root) != want.hash) {
-      return Status::Corruption("version " + std::to_string(version) +
-                                ": the tree replayed from checkpoint " + std::to_string(r->base) +
-                                " does not match the stored root");
+    if (RootHashOf(r->root) != want.hash) {
+      return Status::Corruption("version " + std::to_string(version) + ": the tree " +
+                                (backward ? "undone from" : "replayed from") + " checkpoint " +
+                                std::to_string(r->base) + " does not match the stored root");
     }
     reconstruction_ = std::move(r);
   }
   *reader = reconstruction_.get();
   *root = reconstruction_->root;
+  return Status::OK();
+}
+
+void MerkleStore::Reconstruction::Apply(const TreeUpdate& tree, Version label) {
+  for (const auto& [sv, path] : tree.stale_pages) {
+    if (sv > base) pages.erase(PageId{sv, path});
+  }
+  for (auto& [path, page] : tree.new_pages) pages[PageId{label, path}] = page;
+  root = tree.root;
+}
+
+Status MerkleStore::ReplayTo(Version version, Reconstruction* r) const {
+  std::vector<KeyUpdate> updates;
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));
+  const std::string cprefix(1, kChangesetPrefix);
+  for (it->Seek(VersionKey(kChangesetPrefix, r->version + 1));
+       it->Valid() && it->key().starts_with(cprefix); it->Next()) {
+    if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
+    const auto v = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+    if (v > version) break;
+    // A gap is reported below (from the empty tree, the first is the chain's initial height).
+    if (r->version != 0 && v != r->version + 1) break;
+    if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates)) {
+      return Status::Corruption("the changeset of version " + std::to_string(v) +
+                                " is malformed");
+    }
+    TreeUpdate tree;
+    if (Status s = ApplyUpdates(*r, r->root, v, updates, &tree, /*parallel=*/true); !s.ok()) {
+      return s;
+    }
+    r->Apply(tree, v);
+    r->version = v;
+  }
+  if (!it->status().ok()) return FromLevelDb(it->status(), "reading changesets");
+  if (r->version != version) {
+    return Status::Corruption("version " + std::to_string(version) +
+                              ": the changeset of version " + std::to_string(r->version + 1) +
+                              " is missing (replaying from checkpoint " +
+                              std::to_string(r->base) + ")");
+  }
+  return Status::OK();
+}
+
+Status MerkleStore::UndoTo(Version version, Reconstruction* r) const {
+  // Undoing version w turns the tree of w into that of w - 1. The pages it makes are labelled
+  // above every page of the base (and of earlier undos), so they stay in memory.
+  std::vector<KeyUpdate> updates, undo;
+  std::vector<Version> previous;
+  while (r->version > version) {
+    const Version w = r->version;
+    std::string value;
+    const leveldb::Status ls = db_->Get(VerifiedRead(), VersionKey(kChangesetPrefix, w), &value);
+    if (!ls.ok()) {
+      return FromLevelDb(ls, "version " + std::to_string(version) + ": reading the changeset of "
+                             "version " + std::to_string(w) + " (undoing from checkpoint " +
+                             std::to_string(r->base) + ")");
+    }
+    if (!DecodeChangeset(value, &updates, &previous, &undo)) {
+      return Status::Corruption("the changeset of version " + std::to_string(w) +
+                                " is malformed");
+    }
+    const Version label = ++r->next_label;
+    TreeUpdate tree;
+    if (Status s = ApplyUpdates(*r, r->root, label, undo, &tree, /*parallel=*/true); !s.ok()) {
+      return s;
+    }
+    r->Apply(tree, label);
+    r->version = w - 1;
+  }
   return Status::OK();
 }
 
@@ -1136,14 +1235,15 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
   // in the batch that moves it, so a crash leaves the old cursor and its records, or the new
   // one without them.
   const Version keep_from = PruneTo(version);
-  // The replay base: the newest durable checkpoint at or below the oldest kept version (the
-  // one this batch completes included). It and everything above it stay (its pages, the
-  // changesets after it).
-  Version base = 0;
-  if (auto it = checkpoints_.upper_bound(keep_from); it != checkpoints_.begin()) {
-    base = std::prev(it)->first;
-  }
-  if (completing > base && completing <= keep_from) base = completing;
+  // Every kept version's tree comes from the newest durable checkpoint (the one this batch
+  // completes included): replayed forward above it, undone backward below it (TreeAt). So it
+  // stays, with the changesets of the kept versions on either side of it; older checkpoints
+  // and every page replaced at or below it go.
+  // (With an interval of 1, every batch writes its own version's checkpoint whole.)
+  const Version newest =
+      options_.checkpoint_interval <= 1
+          ? version
+          : std::max(completing, checkpoints_.empty() ? 0 : checkpoints_.rbegin()->first);
   std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));
   // Value records replaced at a version <= keep_from are readable only from pruned versions:
   // the changesets of (earliest, keep_from] name them (the values they replaced, and their
@@ -1174,13 +1274,14 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
     }
     if (!it->status().ok()) return FromLevelDb(it->status(), "scanning changesets");
   }
-  // Pages replaced at a version <= base are reachable only from checkpoints below the base.
-  // Their lists go one version at a time too: those up to a checkpoint interval below the
-  // oldest kept version (all of them up to the base when they lag further, e.g. after a
-  // restart with a smaller keep_recent).
+  // Pages replaced at a version <= newest are reachable only from older checkpoints. Their
+  // lists go two versions a block from the batch that completes it (on schedule, `interval`
+  // versions after it), so those it makes prunable are gone half an interval later, with no
+  // batch deleting a whole interval's pages at once.
   // (Versions are positive and encoded unsigned: a bound below 1 means none.)
-  const Version pages_to =
-      std::max<Version>(0, std::min(base, keep_from - options_.checkpoint_interval));
+  const Version interval = options_.checkpoint_interval;
+  const Version pages_to = std::max<Version>(
+      0, std::min(newest, newest - interval + 2 * (version - newest - interval + 1)));
   // Each scan below starts where the last committed one ended (all below it is deleted):
   // from the table's start, it walked every record deleted since the last compaction, and
   // LevelDB reads a deleted record's older value (a changeset: ~0.7 MB at 10k changes) to
@@ -1200,12 +1301,15 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
     stats_.prune_deletes += stale.keys.size() + 1;
   }
   if (!it->status().ok()) return FromLevelDb(it->status(), "scanning stale pages");
-  // Roots of the versions that leave the window, changesets at or below the base, and
-  // checkpoints below it.
+  // Roots of the versions that leave the window, changesets neither a forward replay from
+  // the newest checkpoint nor an undo down to the oldest kept version needs (those at or below
+  // both), and checkpoints below the newest.
+  const Version changesets_to = std::min(keep_from, newest);
   for (const auto& [prefix, stop, from, to] :
        {std::tuple{kRootPrefix, keep_from, prune_cursors_.roots, &next.roots},
-        std::tuple{kChangesetPrefix, base + 1, prune_cursors_.changesets, &next.changesets},
-        std::tuple{kCheckpointPrefix, base, prune_cursors_.checkpoints, &next.checkpoints}}) {
+        std::tuple{kChangesetPrefix, changesets_to + 1, prune_cursors_.changesets,
+                   &next.changesets},
+        std::tuple{kCheckpointPrefix, newest, prune_cursors_.checkpoints, &next.checkpoints}}) {
     const std::string end = VersionKey(prefix, stop);
     for (it->Seek(VersionKey(prefix, from)); it->Valid() && it->key().compare(end) < 0;
          it->Next()) {
@@ -1339,14 +1443,21 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   // one into its memtable, a skip list, where an insert next to the previous one finds its
   // path in the CPU cache.
   std::string changeset, record, value_key, state_key, stale_list;
-  changeset.reserve(updates.size() * 70);
-  std::vector<bool> written(work.size(), false);  // by place in `changes`
+  changeset.reserve(updates.size() * 100);
+  // By place in `changes`: what the block does to the key index (S), which lists the present
+  // keys and changes only when a key appears or goes.
+  enum class KeyIndex : std::uint8_t { kKeep, kPut, kDelete };
+  std::vector<KeyIndex> key_index(work.size(), KeyIndex::kKeep);
   for (std::size_t i = 0; i < work.size(); ++i) {
     const Change& c = work[i];
     const Version previous = tree.outcomes[i];
     if (previous == kNoop) continue;  // the same value again, or deleting an absent key
-    written[c.order] = true;
-    AppendChange(updates[i], previous, &changeset);
+    if (!c.value) {
+      key_index[c.order] = KeyIndex::kDelete;
+    } else if (previous == kInserted) {
+      key_index[c.order] = KeyIndex::kPut;
+    }
+    AppendChange(updates[i], previous, tree.previous_leaves[i], &changeset);
     value_key.clear();
     AppendValueKey(c.update.key_hash, version, &value_key);
     if (c.value) {
@@ -1367,15 +1478,14 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     // The replaced value stays readable at versions [previous, version): pruning finds it
     // through this changeset.
   }
-  std::string state_version;
-  AppendBE64(static_cast<std::uint64_t>(version), &state_version);
   std::size_t order = 0;
-  for (const auto& [key, value] : changes) {
-    if (!written[order++]) continue;
+  for (const auto& change : changes) {
+    const KeyIndex op = key_index[order++];
+    if (op == KeyIndex::kKeep) continue;
     state_key.clear();
-    AppendStateKey(key, &state_key);
-    if (value) {
-      batch.Put(state_key, state_version);  // the version only: the value is in V
+    AppendStateKey(change.first, &state_key);
+    if (op == KeyIndex::kPut) {
+      batch.Put(state_key, leveldb::Slice());  // the key only: its version is in the tree
     } else {
       batch.Delete(state_key);
     }
@@ -1447,10 +1557,9 @@ Status MerkleStore::Commit() {
       MakeDurable(&*pending_);
       pending_.reset();
     }
-    // Checkpoints below the pruning base are gone from disk.
-    if (staged->new_earliest > 0) {
-      auto keep = checkpoints_.upper_bound(staged->new_earliest);
-      if (keep != checkpoints_.begin()) checkpoints_.erase(checkpoints_.begin(), std::prev(keep));
+    // Pruning keeps only the newest checkpoint on disk (AddPruning).
+    if (options_.keep_recent > 0 && !checkpoints_.empty()) {
+      checkpoints_.erase(checkpoints_.begin(), std::prev(checkpoints_.end()));
     }
     staged->tree = TreeUpdate();  // the pages it replaced are freed here
     FreeRetiredShare();
@@ -1518,7 +1627,12 @@ Status MerkleStore::Commit() {
   earliest_ = staged->new_earliest;
   prune_cursors_ = staged->prune_cursors;
   commit_info_ = std::move(staged->commit_info);
-  if (reconstruction_ && reconstruction_->version < earliest_) reconstruction_.reset();
+  // A rebuild from a checkpoint that is gone may read pages pruned since.
+  if (reconstruction_ && (reconstruction_->version < earliest_ ||
+                          (reconstruction_->base != 0 &&
+                           !checkpoints_.contains(reconstruction_->base)))) {
+    reconstruction_.reset();
+  }
   return Status::OK();
 }
 

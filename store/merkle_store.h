@@ -251,6 +251,10 @@ class MerkleStore final : public KvReader, private PageReader {
   Result<std::shared_ptr<const Page>> LoadDiskPage(Version version, const NibblePath& path,
                                                    bool latest = true) const;
   Status ReadRoot(Version version, RootRecord* out) const;
+  // A past version's tree (TreeAt): `r` replayed forward to `version` (r->version <= version),
+  // or undone backward to it (r->version >= version).
+  Status ReplayTo(Version version, Reconstruction* r) const;
+  Status UndoTo(Version version, Reconstruction* r) const;
   Status ReadValueAt(Version version, std::string_view key, const Hash& key_hash,
                      std::string* value) const;
   // A proof leaf's key and value: from the value cache when it holds the leaf's version, else
@@ -274,6 +278,8 @@ class MerkleStore final : public KvReader, private PageReader {
   Status ReadStateRecord(std::string_view key, std::string* record) const;
   // The same from LevelDB, kept in the value cache. REQUIRES: the cache does not hold `key`.
   Status LoadStateRecord(std::string_view key, std::string* record) const;
+  // The same without the cache: the latest tree's leaf, then V.
+  Status ReadLatestRecord(std::string_view key, const Hash& key_hash, std::string* record) const;
   // The value cache's record of `key` (nullopt inside: cached as absent), marked most recently
   // used; nullptr when the cache does not know the key.
   const std::optional<std::string>* CachedStateRecord(std::string_view key) const;

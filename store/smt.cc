@@ -149,8 +149,13 @@ class Updater {
   // Outcomes go to `outcomes` (indexed from `base`), pages made and replaced to `out`. Two
   // updaters may share `outcomes` when their updates are disjoint.
   Updater(const PageReader& reader, Version version, const KeyUpdate* base,
-          std::vector<Version>* outcomes, TreeUpdate* out)
-      : reader_(reader), version_(version), base_(base), outcomes_(outcomes), out_(out) {}
+          std::vector<Version>* outcomes, std::vector<Hash>* previous_leaves, TreeUpdate* out)
+      : reader_(reader),
+        version_(version),
+        base_(base),
+        outcomes_(outcomes),
+        previous_leaves_(previous_leaves),
+        out_(out) {}
 
   // The new content of the subtree at `path`, which holds `existing` today.
   Status Rebuild(const Slot& existing, const NibblePath& path,
@@ -192,7 +197,8 @@ class Updater {
     bool leaf_pending = existing.kind == Slot::Kind::kLeaf;
     bool any = false;
     for (const KeyUpdate& u : updates) {
-      Version& outcome = (*outcomes_)[static_cast<std::size_t>(&u - base_)];
+      const auto index = static_cast<std::size_t>(&u - base_);
+      Version& outcome = (*outcomes_)[index];
       outcome = u.leaf_hash ? kInserted : kNoop;
       if (leaf_pending && existing.key_hash <= u.key_hash) {
         if (existing.key_hash < u.key_hash) {
@@ -202,11 +208,13 @@ class Updater {
           outcome = kNoop;
         } else {
           outcome = existing.version;  // replaced or deleted
+          (*previous_leaves_)[index] = existing.hash;
         }
         leaf_pending = false;
       }
       if (u.leaf_hash && outcome != kNoop) {
-        present_.push_back(Slot::LeafWithHash(u.key_hash, *u.leaf_hash, version_));
+        present_.push_back(Slot::LeafWithHash(u.key_hash, *u.leaf_hash,
+                                              u.leaf_version > 0 ? u.leaf_version : version_));
       }
       any = any || outcome != kNoop;
     }
@@ -303,6 +311,7 @@ class Updater {
   const Version version_;
   const KeyUpdate* base_;
   std::vector<Version>* outcomes_;
+  std::vector<Hash>* previous_leaves_;
   TreeUpdate* out_;
   std::vector<Slot> present_;  // scratch for the leaf case
 };
@@ -567,7 +576,8 @@ void Page::Reseal(std::uint16_t changed) {
 Status ApplyUpdates(const PageReader& reader, const Slot& root, Version version,
                     std::span<const KeyUpdate> updates, TreeUpdate* out, bool parallel) {
   out->outcomes.assign(updates.size(), kNoop);
-  Updater updater(reader, version, updates.data(), &out->outcomes, out);
+  out->previous_leaves.assign(updates.size(), Hash{});
+  Updater updater(reader, version, updates.data(), &out->outcomes, &out->previous_leaves, out);
   // Two threads when the root is a page and the updates fall under more than one of its
   // slots: the root's children are split in two runs of slots, in order, with about half the
   // updates each. The second run is rebuilt on a helper thread into its own page lists, which
@@ -593,11 +603,12 @@ Status ApplyUpdates(const PageReader& reader, const Slot& root, Version version,
   // The helper writes the second run's slots into `children` and its pages into
   // `second_pages` (both declared before the future, which joins in its destructor); this
   // thread writes the first run's into `first_children` and `out`. Each writes only its own
-  // updates' entries of out->outcomes (sized before either starts).
+  // updates' entries of out->outcomes and out->previous_leaves (sized before either starts).
   ChildResults children;
   TreeUpdate second_pages;
   auto rebuild_second = std::async(std::launch::async, [&] {
-    Updater helper(reader, version, updates.data(), &out->outcomes, &second_pages);
+    Updater helper(reader, version, updates.data(), &out->outcomes, &out->previous_leaves,
+                   &second_pages);
     return ForEachGroup(second, 0, [&](std::uint8_t n, auto group) {
       return helper.RebuildChild(old, NibblePath(), n, group, &children);
     });
@@ -642,6 +653,20 @@ Status Lookup(const PageReader& reader, const Slot& root, const Hash& key_hash,
     out->right.emplace();
     if (Status s = NeighbourPath(reader, d, *d.right, false, &*out->right); !s.ok()) return s;
   }
+  return Status::OK();
+}
+
+Status FindLeaf(const PageReader& reader, const Slot& root, const Hash& key_hash, Slot* leaf) {
+  Slot slot = root;
+  NibblePath path;
+  while (slot.kind == Slot::Kind::kPage) {
+    auto page = reader.LoadPage(slot.version, path);
+    if (!page.ok()) return page.status();
+    const std::uint8_t n = NibbleAt(key_hash, path.size());
+    slot = (*page)->slots[n];
+    path = path.Child(n);
+  }
+  *leaf = slot.kind == Slot::Kind::kLeaf && slot.key_hash == key_hash ? slot : Slot{};
   return Status::OK();
 }
 

@@ -137,6 +137,9 @@ class PageReader {
 struct KeyUpdate {
   Hash key_hash;
   std::optional<Hash> leaf_hash;
+  // The version the new leaf's value was written at; 0: the update's own version. Undoing a
+  // change (rebuilding an older tree from a newer one) restores a leaf of an earlier version.
+  Version leaf_version = 0;
 };
 
 // What an update did: kNoop (deleting an absent key, or the same value again), kInserted (the
@@ -149,6 +152,8 @@ struct TreeUpdate {
   std::vector<std::pair<NibblePath, std::shared_ptr<const Page>>> new_pages;  // at the version
   std::vector<std::pair<Version, NibblePath>> stale_pages;  // replaced or removed
   std::vector<Version> outcomes;  // one per update, in order: kNoop, kInserted or a version
+  // One per update: the leaf hash it replaced where its outcome is a version (else zero).
+  std::vector<Hash> previous_leaves;
 };
 
 // Applies `updates` (REQUIRES: sorted by key_hash, no duplicates) to the tree whose root slot is
@@ -181,6 +186,10 @@ struct TreeLookup {
 };
 
 Status Lookup(const PageReader& reader, const Slot& root, const Hash& key_hash, TreeLookup* out);
+
+// The leaf slot of `key_hash` (its leaf hash and the version its value was written at), or an
+// empty slot when the key is absent. One walk down, no paths: what a point read needs.
+Status FindLeaf(const PageReader& reader, const Slot& root, const Hash& key_hash, Slot* leaf);
 
 // Recomputes the root from a path (for tests and self-checks).
 Hash RootFromPath(const LeafPath& path);

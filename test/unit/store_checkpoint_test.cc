@@ -348,7 +348,7 @@ TEST_CASE("an older on-disk format is refused with a clear message", "[store][ch
     auto store = OpenStore(Options(dir.path(), 3));
     Commit(*store, 1);
   }
-  for (const char* format : {"", "1"}) {
+  for (const char* format : {"", "1", "2"}) {
     {
       leveldb::DB* raw = nullptr;
       REQUIRE(leveldb::DB::Open(leveldb::Options(), dir.path(), &raw).ok());
@@ -361,10 +361,68 @@ TEST_CASE("an older on-disk format is refused with a clear message", "[store][ch
     }
     auto s = MerkleStore::Open(Options(dir.path(), 3));
     REQUIRE_FALSE(s.ok());
-    CHECK_THAT(s.status().message(), Catch::Contains("format 1") &&
+    const std::string named = std::string("format ") + (*format == 0 ? "1" : format);
+    CHECK_THAT(s.status().message(), Catch::Contains(named) && Catch::Contains("format 3") &&
                                          Catch::Contains("reset the node home") &&
                                          Catch::Contains(dir.path()));
   }
+}
+
+TEST_CASE("the key index (S) changes only when a key appears or goes", "[store][checkpoint]") {
+  TempDir dir;
+  auto raw_index = [&] {
+    std::map<std::string, std::string> out;
+    leveldb::DB* raw = nullptr;
+    REQUIRE(leveldb::DB::Open(leveldb::Options(), dir.path(), &raw).ok());
+    std::unique_ptr<leveldb::DB> db(raw);
+    std::unique_ptr<leveldb::Iterator> it(db->NewIterator({}));
+    for (it->Seek("S"); it->Valid() && it->key()[0] == 'S'; it->Next()) {
+      out[it->key().ToString().substr(1)] = it->value().ToString();
+    }
+    return out;
+  };
+  {
+    auto store = OpenStore(Options(dir.path(), 3));
+    REQUIRE(store->Stage(1, ChangeSet{{"a", "1"}, {"b", "1"}, {"c", "1"}}).ok());
+    REQUIRE(store->Commit().ok());
+  }
+  using Index = std::map<std::string, std::string>;
+  CHECK(raw_index() == Index{{"a", ""}, {"b", ""}, {"c", ""}});  // keys only, no versions
+  // Take b out of the index by hand: if updating b wrote its S record, it would come back.
+  DeleteRaw(dir.path(), {"Sb"});
+  {
+    auto store = OpenStore(Options(dir.path(), 3));
+    REQUIRE(store->Stage(2, ChangeSet{{"b", "2"}, {"d", "1"}, {"a", std::nullopt}}).ok());
+    REQUIRE(store->Commit().ok());
+    // Point reads take the version from the tree, not from the index.
+    std::string value;
+    REQUIRE(store->Get("b", &value).ok());
+    CHECK(value == "2");
+    CHECK(store->Get("a", &value).IsNotFound());
+    REQUIRE(store->GetAt(1, "b", &value).ok());
+    CHECK(value == "1");
+  }
+  CHECK(raw_index() == Index{{"c", ""}, {"d", ""}});
+  {
+    auto store = OpenStore(Options(dir.path(), 3));
+    std::vector<std::pair<std::string, std::string>> seen;
+    auto it = store->Iterate("", "");
+    for (; it->Valid(); it->Next()) seen.emplace_back(it->key(), it->value());
+    REQUIRE(it->status().ok());
+    CHECK(seen == std::vector<std::pair<std::string, std::string>>{{"c", "1"}, {"d", "1"}});
+  }
+  {
+    leveldb::DB* raw = nullptr;
+    REQUIRE(leveldb::DB::Open(leveldb::Options(), dir.path(), &raw).ok());
+    std::unique_ptr<leveldb::DB> db(raw);
+    REQUIRE(db->Put(leveldb::WriteOptions(), "Sc", "x").ok());
+  }
+  auto store = OpenStore(Options(dir.path(), 3));
+  auto it = store->Iterate("", "");
+  REQUIRE(it->Valid());
+  (void)it->value();
+  CHECK(it->status().code() == Status::Code::kCorruption);
+  CHECK_THAT(it->status().message(), Catch::Contains("(S)"));
 }
 
 TEST_CASE("a missing changeset is reported on open", "[store][checkpoint]") {

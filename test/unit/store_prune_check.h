@@ -39,13 +39,13 @@ inline std::uint64_t BigEndian64(std::string_view in) {
 }
 
 // Opens the store's directory with plain LevelDB (the store must be closed) and checks that no
-// record that pruning to `earliest` must delete is there:
+// record that pruning to `earliest` must delete is there (REQUIRES: keep_recent > 0):
 // - values: per key, at most one record at or below `earliest` (the value that version
 //   reads), never a tombstone;
 // - no root record below `earliest`;
-// - checkpoints: at most one at or below `earliest` (the replay base), and no changeset at or
-//   below it;
-// - no stale-page list at or below min(base, earliest - checkpoint_interval).
+// - checkpoints: only the newest, and no changeset at or below both it and `earliest`;
+// - stale-page lists: none at or below the newest checkpoint once two a block have gone since
+//   it completed (on schedule, a checkpoint interval after it): the store's rule restated.
 inline void CheckNothingPrunableLeft(const store::StoreOptions& o, store::Version earliest) {
   leveldb::DB* raw = nullptr;
   REQUIRE(leveldb::DB::Open(leveldb::Options(), o.dir, &raw).ok());
@@ -56,6 +56,9 @@ inline void CheckNothingPrunableLeft(const store::StoreOptions& o, store::Versio
   };
   const auto check = static_cast<std::uint64_t>(earliest);
   INFO("earliest kept version " << earliest);
+  std::string latest_record;
+  REQUIRE(db->Get({}, "Mlatest", &latest_record).ok());
+  const auto latest = static_cast<store::Version>(BigEndian64(latest_record));
 
   std::map<std::string, int> old_values;  // key hash -> records at or below earliest
   for (it->Seek("V"); it->Valid() && it->key()[0] == 'V'; it->Next()) {
@@ -71,22 +74,23 @@ inline void CheckNothingPrunableLeft(const store::StoreOptions& o, store::Versio
     INFO("the root record of version " << version_of());
     CHECK(version_of() >= earliest);
   }
-  store::Version base = 0;
-  int at_or_below = 0;
+  store::Version newest = 0;
+  int checkpoints = 0;
   for (it->Seek("K"); it->Valid() && it->key()[0] == 'K'; it->Next()) {
-    if (version_of() <= earliest) {
-      base = version_of();
-      ++at_or_below;
-    }
+    newest = version_of();
+    ++checkpoints;
   }
-  CHECK(at_or_below <= 1);
+  CHECK(checkpoints <= 1);
   for (it->Seek("C"); it->Valid() && it->key()[0] == 'C'; it->Next()) {
-    INFO("the changeset of version " << version_of() << ", base " << base);
-    CHECK(version_of() > base);
+    INFO("the changeset of version " << version_of() << ", newest checkpoint " << newest);
+    CHECK(version_of() > std::min(newest, earliest));
   }
-  const store::Version pages_to = std::min(base, earliest - o.checkpoint_interval);
+  const store::Version interval = o.checkpoint_interval;
+  const store::Version pages_to =
+      std::min(newest, newest - interval + 2 * (latest - newest - interval + 1));
   for (it->Seek("Y"); it->Valid() && it->key()[0] == 'Y'; it->Next()) {
-    INFO("the stale-page list of version " << version_of() << ", base " << base);
+    INFO("the stale-page list of version " << version_of() << ", newest checkpoint " << newest
+                                           << ", latest " << latest);
     CHECK(version_of() > pages_to);
   }
   REQUIRE(it->status().ok());
