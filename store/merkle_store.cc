@@ -407,14 +407,18 @@ struct MerkleStore::Reconstruction final : PageReader {
   const MerkleStore* store = nullptr;
   Version version = 0;
   Version base = 0;
-  bool backward = false;   // undone from a newer checkpoint, not replayed from an older one
-  Version next_label = 0;  // backward: the label of the pages the last undo made
+  bool backward = false;     // undone from a newer tree, not replayed from an older one
+  bool from_latest = false;  // that tree is the latest (its pages in memory, or on disk)
+  Version next_label = 0;    // backward: the label of the pages the last undo made
   Slot root;
   PageMap pages;
   // Takes in one replayed or undone version's tree change, its new pages labelled `label`.
   void Apply(const TreeUpdate& tree, Version label);
   Result<std::shared_ptr<const Page>> LoadPage(Version v, const NibblePath& path) const override {
-    if (v <= base) return store->LoadDiskPage(v, path, /*latest=*/false);
+    if (v <= base) {
+      return from_latest ? store->LoadPage(v, path)
+                         : store->LoadDiskPage(v, path, /*latest=*/false);
+    }
     if (auto it = pages.find(PageId{v, path}); it != pages.end()) return it->second;
     return Status::Corruption("a replayed tree lacks its page at version " + std::to_string(v));
   }
@@ -902,6 +906,8 @@ Status MerkleStore::ReadLatestRecord(std::string_view key, const Hash& key_hash,
                                      std::string* record) const {
   // The latest tree's leaf names the version; the value is in V at that version. An absent
   // key costs no LevelDB read (the pages on the walk are in memory, or read like a proof's).
+  // After a failed commit the tree's memory may be between two versions.
+  if (!failed_.ok()) return failed_;
   Slot leaf;
   if (!latest_.root.empty()) {
     if (Status s = FindLeaf(*this, latest_.root, key_hash, &leaf); !s.ok()) return s;
@@ -948,7 +954,13 @@ std::unique_ptr<KvIterator> MerkleStore::Iterate(std::string_view start,
                                                  std::string_view end) const {
   return std::make_unique<StateIterator>(
       db_->NewIterator(VerifiedRead()), start, end,
-      [this](std::string_view key, std::string* value) {
+      [this, at = latest_.version](std::string_view key, std::string* value) {
+        // The key index is the database's as the iterator began; values come from the latest
+        // tree, so they match it only until the next commit.
+        if (latest_.version != at) {
+          return Status::InvalidArgument("a store iterator begun at version " +
+                                         std::to_string(at) + " was read after a commit");
+        }
         // Read through the cache without filling it: a scan would evict what blocks read.
         if (auto it = values_.find(key); it != values_.end() && it->second.record) {
           value->assign(*it->second.record, 8);
@@ -1074,26 +1086,41 @@ Status MerkleStore::TreeAt(Version version, const PageReader** reader, Slot* roo
     *root = it->second.root;
     return Status::OK();
   }
-  // The base: the newest durable checkpoint at or below the version, replayed forward; when
-  // there is none (pruning keeps only the newest checkpoint), the oldest one above it, undone
-  // backward; none at all (before the first checkpoint), the empty tree, replayed forward.
-  Version base = 0;
-  Slot base_root;
-  bool backward = false;
-  if (auto above = checkpoints_.upper_bound(version); above != checkpoints_.begin()) {
-    base = std::prev(above)->first;
-    base_root = std::prev(above)->second.root;
-  } else if (above != checkpoints_.end()) {
-    base = above->first;
-    base_root = above->second.root;
-    backward = true;
+  // The base, whichever is fewest versions away: the newest durable checkpoint at or below the
+  // version, replayed forward; the oldest one above it, or the latest tree, undone backward;
+  // with no checkpoint at all (or all kept, archive mode), the empty tree replayed forward
+  // from the first version. A tie goes to a checkpoint: a rebuild from the latest tree lasts
+  // only until the next commit.
+  struct Base {
+    Version version = 0;
+    Slot root;
+    bool backward = false;
+    bool from_latest = false;
+    Version cost = 0;
+  };
+  Base base;
+  const auto above = checkpoints_.upper_bound(version);
+  if (above != checkpoints_.begin()) {
+    base = Base{std::prev(above)->first, std::prev(above)->second.root, false, false,
+                version - std::prev(above)->first};
+  } else if (checkpoints_.empty() || options_.keep_recent == 0) {
+    base = Base{0, Slot{}, false, false, version};
+  } else {
+    base.cost = std::numeric_limits<Version>::max();
+  }
+  if (above != checkpoints_.end() && above->first - version < base.cost) {
+    base = Base{above->first, above->second.root, true, false, above->first - version};
+  }
+  if (latest_.version - version < base.cost) {
+    base = Base{latest_.version, latest_.root, true, true, latest_.version - version};
   }
   // The cached rebuild serves when it has the same base and lies between it and the target
   // (its pages at or below the base may have been pruned since, once the base changed).
-  const bool reuse = reconstruction_ && reconstruction_->base == base &&
-                     reconstruction_->backward == backward &&
-                     (backward ? reconstruction_->version >= version
-                               : reconstruction_->version <= version);
+  const bool reuse = reconstruction_ && reconstruction_->base == base.version &&
+                     reconstruction_->backward == base.backward &&
+                     reconstruction_->from_latest == base.from_latest &&
+                     (base.backward ? reconstruction_->version >= version
+                                    : reconstruction_->version <= version);
   if (!reuse || reconstruction_->version != version) {
     std::unique_ptr<Reconstruction> r;
     if (reuse) {
@@ -1101,20 +1128,22 @@ Status MerkleStore::TreeAt(Version version, const PageReader** reader, Slot* roo
     } else {
       r = std::make_unique<Reconstruction>();
       r->store = this;
-      r->base = r->version = base;
-      r->root = base_root;
-      r->backward = backward;
-      r->next_label = base;
+      r->base = r->version = r->next_label = base.version;
+      r->root = base.root;
+      r->backward = base.backward;
+      r->from_latest = base.from_latest;
     }
     reconstruction_.reset();
-    if (Status s = backward ? UndoTo(version, r.get()) : ReplayTo(version, r.get()); !s.ok()) {
+    if (Status s = r->backward ? UndoTo(version, r.get()) : ReplayTo(version, r.get());
+        !s.ok()) {
       return s;
     }
     RootRecord want;
     if (Status s = ReadRoot(version, &want); !s.ok()) return s;
     if (RootHashOf(r->root) != want.hash) {
       return Status::Corruption("version " + std::to_string(version) + ": the tree " +
-                                (backward ? "undone from" : "replayed from") + " checkpoint " +
+                                (r->backward ? "undone from" : "replayed from") +
+                                (r->from_latest ? " the latest version " : " checkpoint ") +
                                 std::to_string(r->base) + " does not match the stored root");
     }
     reconstruction_ = std::move(r);
@@ -1173,6 +1202,11 @@ Status MerkleStore::UndoTo(Version version, Reconstruction* r) const {
     const Version w = r->version;
     std::string value;
     const leveldb::Status ls = db_->Get(VerifiedRead(), VersionKey(kChangesetPrefix, w), &value);
+    if (ls.IsNotFound()) {
+      return Status::Corruption("version " + std::to_string(version) + ": the changeset of "
+                                "version " + std::to_string(w) + " is missing (undoing from " +
+                                std::to_string(r->base) + ")");
+    }
     if (!ls.ok()) {
       return FromLevelDb(ls, "version " + std::to_string(version) + ": reading the changeset of "
                              "version " + std::to_string(w) + " (undoing from checkpoint " +
@@ -1505,11 +1539,13 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   batch.Put(VersionKey(kRootPrefix, version), root_record);
 
   // The pending checkpoint's share, and its K record with the last share. With an interval
-  // of 1, a checkpoint's pages go in its own batch.
+  // of 1, a checkpoint's pages go in its own batch, and a pending one (after a reopen) gets no
+  // K record: this batch makes a newer one, the only one pruning keeps (AddPruning deletes
+  // older K records from the database, which would not hold this one yet).
   if (pending_) {
     if (share_encoded.valid()) share_encoded.get();  // rethrows what the helper threw
     batch.Append(share);
-    if (staged_->pending_done) {
+    if (staged_->pending_done && !(begins && options_.checkpoint_interval <= 1)) {
       batch.Put(VersionKey(kCheckpointPrefix, pending_->root.version),
                 EncodeRoot(pending_->root.root, pending_->root.hash));
     }
@@ -1627,8 +1663,9 @@ Status MerkleStore::Commit() {
   earliest_ = staged->new_earliest;
   prune_cursors_ = staged->prune_cursors;
   commit_info_ = std::move(staged->commit_info);
-  // A rebuild from a checkpoint that is gone may read pages pruned since.
-  if (reconstruction_ && (reconstruction_->version < earliest_ ||
+  // A rebuild from a checkpoint that is gone may read pages pruned since, and one from the
+  // previous latest tree pages this commit replaced.
+  if (reconstruction_ && (reconstruction_->version < earliest_ || reconstruction_->from_latest ||
                           (reconstruction_->base != 0 &&
                            !checkpoints_.contains(reconstruction_->base)))) {
     reconstruction_.reset();

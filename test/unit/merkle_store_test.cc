@@ -387,7 +387,7 @@ class MapPageReader final : public PageReader {
 };
 
 bool SameUpdate(const TreeUpdate& a, const TreeUpdate& b) {
-  if (!(a.root == b.root) || a.outcomes != b.outcomes ||
+  if (!(a.root == b.root) || a.outcomes != b.outcomes || a.previous_leaves != b.previous_leaves ||
       a.stale_pages.size() != b.stale_pages.size() || a.new_pages.size() != b.new_pages.size()) {
     return false;
   }

@@ -1,7 +1,7 @@
 // MerkleStore's checkpoints: pages reach the disk only every `checkpoint_interval` versions,
-// changesets are replayed on open, past versions between checkpoints are rebuilt on demand,
-// pruning keeps the checkpoint below the oldest kept version, and an older on-disk format is
-// refused with a clear message. The root never depends on the interval.
+// changesets are replayed on open, past versions are rebuilt on demand (forward from an older
+// checkpoint, or undone from a newer one), pruning keeps only the newest checkpoint, and an
+// older on-disk format is refused with a clear message. The root never depends on the interval.
 #include <catch2/catch.hpp>
 
 #include <leveldb/db.h>
@@ -285,7 +285,8 @@ TEST_CASE("past versions between checkpoints are rebuilt for proofs", "[store][c
   for (Version v = 26; v >= 1; v -= 5) CheckVersion(*store, v);
 }
 
-TEST_CASE("pruning keeps the checkpoint below the oldest kept version", "[store][checkpoint]") {
+TEST_CASE("pruning keeps only the newest checkpoint; kept versions below it are undone from it",
+          "[store][checkpoint]") {
   for (const std::int64_t interval : {1, 4, 7}) {
     TempDir d;
     const StoreOptions o = Options(d.path(), interval, /*keep=*/5);
@@ -306,16 +307,71 @@ TEST_CASE("pruning keeps the checkpoint below the oldest kept version", "[store]
     CHECK(store->earliest_version() == 56);  // the target of 60 (keeping 5), reached at 62
     store.reset();
     kairos::test::CheckNothingPrunableLeft(o, 56);
-    // What pruning leaves: changesets only above a checkpoint at or below 56, a bounded
-    // number of checkpoints, and no root below the window.
+    // What pruning leaves: one checkpoint, the changesets of the kept versions on either side
+    // of it (at most those above the older of it and 56), and no root below the window.
+    const auto checkpoints = RawKeys(d.path(), 'K');
+    REQUIRE(checkpoints.size() == 1);
+    const auto newest = static_cast<Version>(kairos::test::BigEndian64(checkpoints[0].substr(1)));
     const auto changesets = RawKeys(d.path(), 'C');
     REQUIRE_FALSE(changesets.empty());
-    CHECK(changesets.size() <= static_cast<std::size_t>(62 - 56 + interval));
-    CHECK(RawKeys(d.path(), 'K').size() <= static_cast<std::size_t>(7 / interval + 2));
+    CHECK(changesets.size() == static_cast<std::size_t>(62 - std::min<Version>(newest, 56)));
     CHECK(RawKeys(d.path(), 'R').size() == 7);
     store = OpenStore(o);
     for (Version at = store->earliest_version(); at <= 62; ++at) CheckVersion(*store, at);
   }
+}
+
+TEST_CASE("kept versions far below the newest checkpoint are undone from it", "[store][checkpoint]") {
+  // 20 versions kept, a checkpoint every 4: most kept versions lie below the newest durable
+  // checkpoint, so they are rebuilt by undoing changesets (from it, or from the latest tree),
+  // in both orders (a descending walk extends one rebuild; an ascending one starts anew).
+  TempDir d;
+  const StoreOptions o = Options(d.path(), 4, /*keep=*/20);
+  auto store = OpenStore(o);
+  for (Version v = 1; v <= 60; ++v) Commit(*store, v);
+  const Version earliest = store->earliest_version();
+  REQUIRE(earliest <= 41);
+  for (Version at = 60; at >= earliest; --at) CheckVersion(*store, at);
+  for (Version at = earliest; at <= 60; ++at) CheckVersion(*store, at);
+  store.reset();
+  kairos::test::CheckNothingPrunableLeft(o, earliest);
+  REQUIRE(RawKeys(d.path(), 'K').size() == 1);
+  store = OpenStore(o);
+  for (Version at = earliest; at <= 60; at += 3) CheckVersion(*store, at);
+}
+
+TEST_CASE("a pruning store reopened with a checkpoint every version keeps one checkpoint",
+          "[store][checkpoint]") {
+  // After the reopen the replayed versions form a pending checkpoint, which the first batch
+  // completes beside the one it begins: only the newer may stay.
+  TempDir d;
+  StoreOptions o = Options(d.path(), 4, /*keep=*/6);
+  {
+    auto store = OpenStore(o);
+    for (Version v = 1; v <= 30; ++v) Commit(*store, v);
+  }
+  o.checkpoint_interval = 1;
+  Version earliest = 0;
+  {
+    auto store = OpenStore(o);
+    for (Version v = 31; v <= 40; ++v) Commit(*store, v);
+    earliest = store->earliest_version();
+  }
+  kairos::test::CheckNothingPrunableLeft(o, earliest);
+  auto store = OpenStore(o);
+  for (Version at = earliest; at <= 40; ++at) CheckVersion(*store, at);
+}
+
+TEST_CASE("a store iterator read after a commit reports it", "[store][checkpoint]") {
+  TempDir d;
+  auto store = OpenStore(Options(d.path(), 4));
+  Commit(*store, 1);
+  auto it = store->Iterate("", "");
+  REQUIRE(it->Valid());
+  Commit(*store, 2);
+  (void)it->value();
+  CHECK(it->status().code() == Status::Code::kInvalidArgument);
+  CHECK_THAT(it->status().message(), Catch::Contains("after a commit"));
 }
 
 TEST_CASE("a store kept whole and reopened with keep_recent prunes its backlog",
