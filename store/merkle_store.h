@@ -137,7 +137,8 @@ class MerkleStore final : public KvReader, private PageReader {
   const std::string& commit_info() const { return commit_info_; }
   const KvLimits& limits() const { return options_.limits; }
 
-  // The latest committed version.
+  // The latest committed version. An iterator is valid until the next Commit: read after it,
+  // its status is InvalidArgument.
   Status Get(std::string_view key, std::string* value) const override;
   std::unique_ptr<KvIterator> Iterate(std::string_view start,
                                       std::string_view end) const override;
