@@ -1197,7 +1197,6 @@ Status MerkleStore::UndoTo(Version version, Reconstruction* r) const {
   // Undoing version w turns the tree of w into that of w - 1. The pages it makes are labelled
   // above every page of the base (and of earlier undos), so they stay in memory.
   std::vector<KeyUpdate> updates, undo;
-  std::vector<Version> previous;
   while (r->version > version) {
     const Version w = r->version;
     std::string value;
@@ -1212,7 +1211,7 @@ Status MerkleStore::UndoTo(Version version, Reconstruction* r) const {
                              "version " + std::to_string(w) + " (undoing from checkpoint " +
                              std::to_string(r->base) + ")");
     }
-    if (!DecodeChangeset(value, &updates, &previous, &undo)) {
+    if (!DecodeChangeset(value, &updates, /*previous=*/nullptr, &undo)) {
       return Status::Corruption("the changeset of version " + std::to_string(w) +
                                 " is malformed");
     }
@@ -1273,11 +1272,8 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
   // completes included): replayed forward above it, undone backward below it (TreeAt). So it
   // stays, with the changesets of the kept versions on either side of it; older checkpoints
   // and every page replaced at or below it go.
-  // (With an interval of 1, every batch writes its own version's checkpoint whole.)
   const Version newest =
-      options_.checkpoint_interval <= 1
-          ? version
-          : std::max(completing, checkpoints_.empty() ? 0 : checkpoints_.rbegin()->first);
+      std::max(completing, checkpoints_.empty() ? 0 : checkpoints_.rbegin()->first);
   std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));
   // Value records replaced at a version <= keep_from are readable only from pruned versions:
   // the changesets of (earliest, keep_from] name them (the values they replaced, and their
@@ -1376,6 +1372,8 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   // Checkpoints: this batch writes a share of the pending one's pages (all that is left when a
   // new one begins here), and with the last share its K record.
   const bool begins = version >= last_started_ + options_.checkpoint_interval;
+  // With an interval of 1, the checkpoint this version begins is written whole in its batch.
+  const bool whole = begins && options_.checkpoint_interval <= 1;
   Version completing = 0;
   if (pending_) {
     const std::size_t left = pending_->pages.size() - pending_->written;
@@ -1392,7 +1390,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     std::string e;
     AppendBE64(static_cast<std::uint64_t>(version), &e);
     batch.Put(kEarliestKey, e);
-  } else if (Status s = AddPruning(version, completing, &batch); !s.ok()) {
+  } else if (Status s = AddPruning(version, whole ? version : completing, &batch); !s.ok()) {
     staged_.reset();
     return s;
   }
@@ -1545,12 +1543,12 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   if (pending_) {
     if (share_encoded.valid()) share_encoded.get();  // rethrows what the helper threw
     batch.Append(share);
-    if (staged_->pending_done && !(begins && options_.checkpoint_interval <= 1)) {
+    if (staged_->pending_done && !whole) {
       batch.Put(VersionKey(kCheckpointPrefix, pending_->root.version),
                 EncodeRoot(pending_->root.root, pending_->root.hash));
     }
   }
-  if (begins && options_.checkpoint_interval <= 1) {
+  if (whole) {
     std::unordered_set<PageId, PageIdHash> stale;
     for (const auto& [v, path] : tree.stale_pages) stale.insert(PageId{v, path});
     for (const auto& [id, page] : epoch_) {

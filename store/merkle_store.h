@@ -265,8 +265,8 @@ class MerkleStore final : public KvReader, private PageReader {
   // The oldest version kept once `version` is committed (pruning moves it a share per block).
   Version PruneTo(Version version) const;
   // Adds to `batch` (a leveldb::WriteBatch*) the deletes that moving the oldest kept version
-  // to PruneTo(version) allows. `completing`: the checkpoint whose K record the same batch
-  // writes (0: none), which may serve as the replay base.
+  // to PruneTo(version) allows. `completing`: the newest checkpoint whose K record the same
+  // batch writes (0: none), which becomes the only one kept.
   Status AddPruning(Version version, Version completing, void* batch);
   // REQUIRES (both): page_cache_mu_ held. CachePage adds a page the latest tree read (`read`)
   // as the most recently used, evicting the least; or one of a past checkpoint's pages nobody
