@@ -340,6 +340,25 @@ TEST_CASE("kept versions far below the newest checkpoint are undone from it", "[
   for (Version at = earliest; at <= 60; at += 3) CheckVersion(*store, at);
 }
 
+TEST_CASE("a changeset missing below the newest checkpoint is reported when undoing",
+          "[store][checkpoint]") {
+  TempDir d;
+  const StoreOptions o = Options(d.path(), 4, /*keep=*/20);
+  Version earliest = 0;
+  {
+    auto store = OpenStore(o);
+    for (Version v = 1; v <= 60; ++v) Commit(*store, v);
+    earliest = store->earliest_version();
+  }
+  DeleteRaw(d.path(), {ChangesetKey(earliest + 1)});  // the first undo down to `earliest`
+  auto store = OpenStore(o);  // open replays only above the newest checkpoint
+  KeyProof proof;
+  const Status s = store->Prove(earliest, "counter", &proof);
+  CHECK(s.code() == Status::Code::kCorruption);
+  CHECK_THAT(s.message(), Catch::Contains("changeset of version " + std::to_string(earliest + 1) +
+                                          " is missing"));
+}
+
 TEST_CASE("a pruning store reopened with a checkpoint every version keeps one checkpoint",
           "[store][checkpoint]") {
   // After the reopen the replayed versions form a pending checkpoint, which the first batch
