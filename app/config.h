@@ -33,7 +33,7 @@ struct Config {
   std::int64_t checkpoint_interval = 50;
   std::size_t max_key_bytes = 4096;
   std::size_t max_value_bytes = 4u << 20;
-  std::size_t page_cache_pages = 1000000;
+  std::size_t page_cache_pages = 4000000;
   std::size_t block_cache_bytes = 128u << 20;
   std::size_t value_cache_bytes = 256u << 20;
   bool verify_on_open = true;

@@ -708,13 +708,17 @@ void MerkleStore::CachePage(const PageId& id, std::shared_ptr<const Page> page,
   if (read) {
     if (options_.page_cache_pages == 0) return;
     lru_.push_front(id);
+    cached_page_bytes_ += page->bytes();
     pages_.emplace(id, std::make_pair(std::move(page), lru_.begin()));
     while (pages_.size() > options_.page_cache_pages) {
-      pages_.erase(lru_.back());
+      const auto victim = pages_.find(lru_.back());
+      cached_page_bytes_ -= victim->second.first->bytes();
+      pages_.erase(victim);
       lru_.pop_back();
     }
   } else if (pages_.size() < options_.page_cache_pages) {
     lru_.push_back(id);
+    cached_page_bytes_ += page->bytes();
     pages_.emplace(id, std::make_pair(std::move(page), std::prev(lru_.end())));
   }
 }
@@ -724,6 +728,7 @@ void MerkleStore::ForgetPage(const PageId& id) {
   for (PageMap& m : retired_) m.erase(id);
   if (auto it = pages_.find(id); it != pages_.end()) {
     lru_.erase(it->second.second);
+    cached_page_bytes_ -= it->second.first->bytes();
     pages_.erase(it);
   }
 }
@@ -776,8 +781,8 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
     return FromLevelDb(s, "reading the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()));
   }
-  auto page = MakePage();
-  if (!Page::Decode(value, page.get())) {
+  std::shared_ptr<const Page> page = Page::Decode(value);
+  if (!page) {
     return Status::Corruption("the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()) + " is malformed");
   }
@@ -785,7 +790,7 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
     std::lock_guard lock(page_cache_mu_);
     CachePage(PageId{version, path}, page, /*read=*/true);
   }
-  return std::shared_ptr<const Page>(std::move(page));
+  return page;
 }
 
 Status MerkleStore::ReadRoot(Version version, RootRecord* out) const {
@@ -1648,6 +1653,7 @@ Status MerkleStore::Commit() {
     {
       std::lock_guard lock(page_cache_mu_);
       stats_.cached_pages = pages_.size();
+      stats_.cached_page_bytes = cached_page_bytes_;
     }
   } catch (const std::exception& e) {
     stop(Status::IOError("committing version " + std::to_string(version) + " failed: " +

@@ -78,10 +78,11 @@ struct StoreOptions {
   // against 30 (session 10): updates/s +8-15% at 1M and +1-10% at 10M keys (one run each
   // of two), disk after compaction -8% at 1M and 3.06 -> 2.99x raw at 10M, peak memory level.
   std::int64_t checkpoint_interval = 50;
-  // On-disk pages kept in memory (an LRU of the latest tree's pages, ~1.8 KB each; a tree has
-  // about a third as many pages as keys). 10M keys with 3.5M: updates/s +20%, no page read
-  // from disk (docs/benchmarks.md, session 9).
-  std::size_t page_cache_pages = 1000000;
+  // On-disk pages kept in memory (an LRU of the latest tree's pages; a tree has about a third
+  // as many pages as keys, ~0.5 KB each on average). The default holds a 12M-key tree, ~2 GB;
+  // until session 13 it was 1,000,000 pages of ~1.8 KB. 10M keys with 3.5M instead of 1M:
+  // updates/s +20%, no page read from disk (docs/benchmarks.md, session 9).
+  std::size_t page_cache_pages = 4000000;
   std::size_t block_cache_bytes = 128u << 20;
   // Latest values kept in memory (second chance, write-through at Commit, like the Cosmos
   // SDK's inter-block cache): the accounts and balances a block just wrote are what the next
@@ -172,6 +173,7 @@ class MerkleStore final : public KvReader, private PageReader {
                                        // after the write, when it ran beside the write)
     std::size_t disk_page_reads = 0;   // Stage: tree pages read from LevelDB (not in memory)
     std::size_t cached_pages = 0;      // Commit: pages in the page cache after it
+    std::size_t cached_page_bytes = 0;  // Commit: their bytes (Page::bytes, no map overhead)
   };
   const BlockStats& last_block() const { return stats_; }
   // The versions Open replayed above the newest durable checkpoint (or from the first
@@ -401,6 +403,7 @@ class MerkleStore final : public KvReader, private PageReader {
                               std::pair<std::shared_ptr<const Page>, std::list<PageId>::iterator>,
                               PageIdHash>
       pages_;
+  mutable std::size_t cached_page_bytes_ = 0;  // Page::bytes of the pages in pages_
 };
 
 }  // namespace kairos::store

@@ -1,11 +1,15 @@
 #include "store/smt.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <cstring>
 #include <future>
 #include <iterator>
 #include <mutex>
 #include <new>
+#include <optional>
+#include <utility>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -20,16 +24,17 @@ namespace kairos::store {
 
 namespace {
 
-// Free blocks of one size (the first size freed: a page with its control block), reused
-// before asking malloc. Under ASan a pooled block is poisoned until reused.
+// Free blocks by size (each size a page block with its control block), reused before asking
+// malloc. Under ASan a pooled block is poisoned until reused.
 class BlockPool {
  public:
   void* Allocate(std::size_t bytes) {
     {
       std::lock_guard lock(mu_);
-      if (bytes == size_ && !free_.empty()) {
-        void* p = free_.back();
-        free_.pop_back();
+      if (std::vector<void*>* free = Find(bytes); free != nullptr && !free->empty()) {
+        void* p = free->back();
+        free->pop_back();
+        free_bytes_ -= bytes;
         KAIROS_UNPOISON(p, bytes);
         return p;
       }
@@ -39,10 +44,15 @@ class BlockPool {
   void Deallocate(void* p, std::size_t bytes) {
     {
       std::lock_guard lock(mu_);
-      if (size_ == 0) size_ = bytes;
-      if (bytes == size_ && free_.size() < kMaxFree) {
+      if (free_bytes_ + bytes <= kMaxFreeBytes) {
+        std::vector<void*>* free = Find(bytes);
+        if (free == nullptr) {
+          sizes_.emplace_back(bytes, std::vector<void*>());
+          free = &sizes_.back().second;
+        }
         KAIROS_POISON(p, bytes);
-        free_.push_back(p);
+        free->push_back(p);
+        free_bytes_ += bytes;
         return;
       }
     }
@@ -50,10 +60,16 @@ class BlockPool {
   }
 
  private:
-  static constexpr std::size_t kMaxFree = 1 << 16;
+  static constexpr std::size_t kMaxFreeBytes = std::size_t{128} << 20;
+  std::vector<void*>* Find(std::size_t bytes) {
+    for (auto& [size, free] : sizes_) {
+      if (size == bytes) return &free;
+    }
+    return nullptr;
+  }
   std::mutex mu_;
-  std::size_t size_ = 0;
-  std::vector<void*> free_;
+  std::vector<std::pair<std::size_t, std::vector<void*>>> sizes_;  // a few size classes
+  std::size_t free_bytes_ = 0;
 };
 
 // Never destroyed: pages may be freed by other static objects' destructors.
@@ -68,17 +84,8 @@ struct PoolAllocator {
   PoolAllocator() = default;
   template <class U>
   PoolAllocator(const PoolAllocator<U>&) {}
-  T* allocate(std::size_t n) {
-    if (n != 1) return static_cast<T*>(::operator new(n * sizeof(T)));
-    return static_cast<T*>(Pool().Allocate(sizeof(T)));
-  }
-  void deallocate(T* p, std::size_t n) {
-    if (n != 1) {
-      ::operator delete(p);
-      return;
-    }
-    Pool().Deallocate(p, sizeof(T));
-  }
+  T* allocate(std::size_t n) { return static_cast<T*>(Pool().Allocate(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) { Pool().Deallocate(p, n * sizeof(T)); }
   template <class U>
   bool operator==(const PoolAllocator<U>&) const {
     return true;
@@ -118,10 +125,6 @@ bool ReadHash(std::string_view* in, Hash* h) {
   std::memcpy(h->data(), in->data(), h->size());
   in->remove_prefix(h->size());
   return true;
-}
-
-void AppendHash(const Hash& h, std::string* out) {
-  out->append(reinterpret_cast<const char*>(h.data()), h.size());
 }
 
 // Calls fn(nibble, group) for each run of updates sharing the nibble at `depth`.
@@ -171,13 +174,14 @@ class Updater {
       auto loaded = reader_.LoadPage(existing.version, path);
       if (!loaded.ok()) return loaded.status();
       const Page& old = **loaded;
-      std::shared_ptr<Page> page;  // copied on the first change: sealed, only changed slots rehash
+      std::optional<PageDraft> page;  // expanded on the first change: only changed slots rehash
       std::uint16_t changed = 0;
       Status s = ForEachGroup(updates, path.size(), [&](std::uint8_t n, auto group) {
+        const Slot before = old.slot(n);
         Slot next;
-        if (Status st = Rebuild(old.slots[n], path.Child(n), group, &next); !st.ok()) return st;
-        if (next == old.slots[n]) return Status::OK();
-        if (!page) page = MakePage(old);
+        if (Status st = Rebuild(before, path.Child(n), group, &next); !st.ok()) return st;
+        if (next == before) return Status::OK();
+        if (!page) old.Expand(&page.emplace());
         page->slots[n] = next;
         changed = static_cast<std::uint16_t>(changed | 1u << n);
         return Status::OK();
@@ -188,7 +192,7 @@ class Updater {
         return Status::OK();
       }
       out_->stale_pages.emplace_back(existing.version, path);
-      return Finish(std::move(page), changed, path, result);
+      return Finish(&*page, changed, path, result);
     }
     // An empty slot or a single leaf: the keys below are the leaf (unless updated) plus the
     // updates' present keys.
@@ -231,8 +235,9 @@ class Updater {
   Status RebuildChild(const Page& old, const NibblePath& path, std::uint8_t n,
                       std::span<const KeyUpdate> updates, ChildResults* children) {
     Slot& next = children->next[n];
-    if (Status st = Rebuild(old.slots[n], path.Child(n), updates, &next); !st.ok()) return st;
-    if (!(next == old.slots[n])) {
+    const Slot before = old.slot(n);
+    if (Status st = Rebuild(before, path.Child(n), updates, &next); !st.ok()) return st;
+    if (!(next == before)) {
       children->changed = static_cast<std::uint16_t>(children->changed | 1u << n);
     }
     return Status::OK();
@@ -245,12 +250,13 @@ class Updater {
       *result = existing;
       return Status::OK();
     }
-    auto page = MakePage(old);  // sealed: only the changed slots rehash
+    PageDraft page;  // sealed: only the changed slots rehash
+    old.Expand(&page);
     for (int n = 0; n < kSlotsPerPage; ++n) {
-      if (children.changed >> n & 1) page->slots[n] = children.next[n];
+      if (children.changed >> n & 1) page.slots[n] = children.next[n];
     }
     out_->stale_pages.emplace_back(existing.version, path);
-    return Finish(std::move(page), children.changed, path, result);
+    return Finish(&page, children.changed, path, result);
   }
 
  private:
@@ -267,25 +273,24 @@ class Updater {
     if (path.size() >= kMaxNibbles) {
       return Status::Corruption("two different keys share all 256 bits of their hash");
     }
-    auto page = MakePage();
+    PageDraft page;
     std::size_t begin = 0;
     while (begin < leaves.size()) {
       const std::uint8_t n = NibbleAt(leaves[begin].key_hash, path.size());
       std::size_t end = begin + 1;
       while (end < leaves.size() && NibbleAt(leaves[end].key_hash, path.size()) == n) ++end;
-      if (Status s = Place(leaves.subspan(begin, end - begin), path.Child(n), &page->slots[n]);
+      if (Status s = Place(leaves.subspan(begin, end - begin), path.Child(n), &page.slots[n]);
           !s.ok()) {
         return s;
       }
       begin = end;
     }
-    return Finish(std::move(page), 0xffff, path, result);
+    return Finish(&page, 0xffff, path, result);
   }
 
   // Stores `page` at `path` unless it holds fewer than two keys, in which case it collapses.
   // `changed`: the slots that differ from the page's sealed nodes.
-  Status Finish(std::shared_ptr<Page> page, std::uint16_t changed, const NibblePath& path,
-                Slot* result) {
+  Status Finish(PageDraft* page, std::uint16_t changed, const NibblePath& path, Slot* result) {
     int leaves = 0, pages = 0;
     const Slot* only = nullptr;
     for (const Slot& s : page->slots) {
@@ -299,10 +304,10 @@ class Updater {
     } else {
       page->Reseal(changed);
       result->kind = Slot::Kind::kPage;
-      result->hash = page->hash();
+      result->hash = page->inner[0].hash;
       result->version = version_;
       result->key_hash = {};
-      out_->new_pages.emplace_back(path, std::shared_ptr<const Page>(std::move(page)));
+      out_->new_pages.emplace_back(path, Page::Make(*page));
     }
     return Status::OK();
   }
@@ -342,18 +347,18 @@ Status Descend(const PageReader& reader, const Slot& root, const Hash& key_hash,
     const std::uint8_t n = NibbleAt(key_hash, path.size());
     const std::size_t level = d->pages.size();
     for (int j = n - 1; j >= 0; --j) {
-      if (!p.slots[j].empty()) {
+      if (!p.slot_empty(j)) {
         d->left = Descent::Side{level, static_cast<std::uint8_t>(j)};
         break;
       }
     }
     for (int j = n + 1; j < kSlotsPerPage; ++j) {
-      if (!p.slots[j].empty()) {
+      if (!p.slot_empty(j)) {
         d->right = Descent::Side{level, static_cast<std::uint8_t>(j)};
         break;
       }
     }
-    slot = p.slots[n];
+    slot = p.slot(n);
     d->pages.emplace_back(std::move(*page), n);
     path = path.Child(n);
   }
@@ -371,7 +376,7 @@ LeafPath PathOf(const PageStack& pages, const Slot& leaf) {
     while (idx > 0) {
       const int parent = (idx - 1) / 2;
       const bool right = idx % 2 == 0;  // heap: left children are odd
-      if (page.inner[parent].keys == 2) {
+      if (page.two_keys(parent)) {
         path.steps.push_back({right, page.Node(right ? idx - 1 : idx + 1).hash});
       }
       idx = parent;
@@ -390,13 +395,13 @@ Status EdgeLeaf(const PageReader& reader, Slot slot, NibblePath path, bool right
     int pick = -1;
     for (int i = 0; i < kSlotsPerPage; ++i) {
       const int j = rightmost ? kSlotsPerPage - 1 - i : i;
-      if (!(*page)->slots[j].empty()) {
+      if (!(*page)->slot_empty(j)) {
         pick = j;
         break;
       }
     }
     if (pick < 0) return Status::Corruption("a stored page has no keys");
-    slot = (*page)->slots[pick];
+    slot = (*page)->slot(pick);
     path = path.Child(static_cast<std::uint8_t>(pick));
     pages->emplace_back(std::move(*page), static_cast<std::uint8_t>(pick));
   }
@@ -418,7 +423,7 @@ Status NeighbourPath(const PageReader& reader, const Descent& d, const Descent::
   pages.emplace_back(beside, side.nibble);
   path = path.Child(side.nibble);
   Slot leaf;
-  if (Status s = EdgeLeaf(reader, beside->slots[side.nibble], path, rightmost, &pages, &leaf);
+  if (Status s = EdgeLeaf(reader, beside->slot(side.nibble), path, rightmost, &pages, &leaf);
       !s.ok()) {
     return s;
   }
@@ -434,12 +439,6 @@ Status NeighbourPath(const PageReader& reader, const Descent& d, const Descent::
 }
 
 }  // namespace
-
-std::shared_ptr<Page> MakePage() { return std::allocate_shared<Page>(PoolAllocator<Page>()); }
-
-std::shared_ptr<Page> MakePage(const Page& copy) {
-  return std::allocate_shared<Page>(PoolAllocator<Page>(), copy);
-}
 
 void AppendVarint(std::uint64_t v, std::string* out) {
   while (v >= 0x80) {
@@ -501,6 +500,198 @@ Hash LeafHash(const Hash& key_hash, const Hash& value_hash) {
 
 Hash InnerHash(const Hash& left, const Hash& right) { return HashNode(0x01, left, right); }
 
+namespace {
+
+constexpr std::size_t kLeafBytes = 32 + 32 + 8;  // key hash, leaf hash, value version
+constexpr std::size_t kChildBytes = 32 + 8;      // page hash, page version
+
+// The slots below heap node i (0..14) as a mask: node i is at depth d = floor(log2(i + 1)),
+// j-th from the left on it, over 16 >> d slots.
+constexpr std::array<std::uint16_t, kSlotsPerPage - 1> kNodeSlots = [] {
+  std::array<std::uint16_t, kSlotsPerPage - 1> m{};
+  for (int i = 0; i < kSlotsPerPage - 1; ++i) {
+    int d = 0;
+    while ((2 << d) <= i + 1) ++d;
+    const int span = kSlotsPerPage >> d, j = i + 1 - (1 << d);
+    m[i] = static_cast<std::uint16_t>(((1u << span) - 1) << (j * span));
+  }
+  return m;
+}();
+
+Version LoadVersion(const std::uint8_t* p) {
+  std::int64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+Hash LoadHash(const std::uint8_t* p) {
+  Hash h;
+  std::memcpy(h.data(), p, h.size());
+  return h;
+}
+
+std::uint16_t Below(int n) { return static_cast<std::uint16_t>((1u << n) - 1); }
+
+// Bits set in a 16-bit mask, by table: the build targets baseline x86-64, where std::popcount
+// is a call into libgcc (no POPCNT instruction), and proofs count bits at every node they read.
+constexpr std::array<std::uint8_t, 256> kBits = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (int i = 0; i < 256; ++i) t[i] = static_cast<std::uint8_t>(std::popcount(static_cast<unsigned>(i)));
+  return t;
+}();
+std::size_t Pop16(unsigned mask) { return kBits[mask & 0xff] + kBits[mask >> 8 & 0xff]; }
+
+}  // namespace
+
+template <std::size_t N>
+struct Page::Block {
+  Page header;
+  std::uint8_t data[N];
+};
+
+template <std::size_t N>
+std::shared_ptr<const Page> Page::AllocateClass(const Page& header, std::uint8_t** data) {
+  static_assert(offsetof(Block<N>, data) == sizeof(Page), "data() is right after the header");
+  auto block = std::allocate_shared_for_overwrite<Block<N>>(PoolAllocator<Block<N>>());
+  block->header = header;
+  *data = block->data;
+  const Page* page = &block->header;
+  return std::shared_ptr<const Page>(std::move(block), page);
+}
+
+namespace {
+
+// Page sizes come in steps of 128 data bytes, up to the largest page (16 leaves and 15 node
+// hashes: 1,632 bytes).
+constexpr std::size_t kSizeStep = 128;
+constexpr std::size_t kSizeClasses = (16 * kLeafBytes + 15 * 32 + kSizeStep - 1) / kSizeStep;
+
+}  // namespace
+
+template <std::size_t... I>
+std::shared_ptr<const Page> Page::AllocateIn(std::index_sequence<I...>, std::size_t size_class,
+                                             const Page& header, std::uint8_t** data) {
+  using Allocator = std::shared_ptr<const Page> (*)(const Page&, std::uint8_t**);
+  static constexpr Allocator kTable[] = {&AllocateClass<(I + 1) * kSizeStep>...};
+  return kTable[size_class](header, data);
+}
+
+std::shared_ptr<const Page> Page::Allocate(const Page& header, std::uint8_t** data) {
+  const std::size_t size_class = header.data_bytes_ == 0 ? 0 : (header.data_bytes_ - 1) / kSizeStep;
+  return AllocateIn(std::make_index_sequence<kSizeClasses>(), size_class, header, data);
+}
+
+std::shared_ptr<const Page> Page::Make(const PageDraft& draft) {
+  Page header;
+  std::size_t bytes = 0;
+  for (int n = 0; n < kSlotsPerPage; ++n) {
+    if (draft.slots[n].kind == Slot::Kind::kLeaf) {
+      header.leaf_mask_ |= static_cast<std::uint16_t>(1u << n);
+      bytes += kLeafBytes;
+    } else if (draft.slots[n].kind == Slot::Kind::kPage) {
+      header.page_mask_ |= static_cast<std::uint16_t>(1u << n);
+      bytes += kChildBytes;
+    }
+  }
+  for (int i = 0; i < kSlotsPerPage - 1; ++i) {
+    if (draft.inner[i].keys >= 2) {
+      header.two_mask_ |= static_cast<std::uint16_t>(1u << i);
+      bytes += 32;
+    }
+  }
+  header.data_bytes_ = static_cast<std::uint16_t>(bytes);
+  std::uint8_t* out = nullptr;
+  std::shared_ptr<const Page> page = Allocate(header, &out);
+  for (const Slot& s : draft.slots) {
+    if (s.kind == Slot::Kind::kLeaf) {
+      std::memcpy(out, s.key_hash.data(), 32);
+      std::memcpy(out + 32, s.hash.data(), 32);
+      std::memcpy(out + 64, &s.version, 8);
+      out += kLeafBytes;
+    } else if (s.kind == Slot::Kind::kPage) {
+      std::memcpy(out, s.hash.data(), 32);
+      std::memcpy(out + 32, &s.version, 8);
+      out += kChildBytes;
+    }
+  }
+  for (int i = 0; i < kSlotsPerPage - 1; ++i) {
+    if (draft.inner[i].keys >= 2) {
+      std::memcpy(out, draft.inner[i].hash.data(), 32);
+      out += 32;
+    }
+  }
+  return page;
+}
+
+std::size_t Page::SlotOffset(int n) const {
+  return kLeafBytes * Pop16(leaf_mask_ & Below(n)) + kChildBytes * Pop16(page_mask_ & Below(n));
+}
+
+const std::uint8_t* Page::StoredHash(int i) const {
+  const std::size_t slots = SlotOffset(kSlotsPerPage);
+  return data() + slots + 32 * Pop16(two_mask_ & Below(i));
+}
+
+Slot Page::slot(int n) const {
+  Slot s;
+  const std::uint8_t* p = data() + SlotOffset(n);
+  if (leaf_mask_ >> n & 1) {
+    s.kind = Slot::Kind::kLeaf;
+    std::memcpy(s.key_hash.data(), p, 32);
+    std::memcpy(s.hash.data(), p + 32, 32);
+    s.version = LoadVersion(p + 64);
+  } else if (page_mask_ >> n & 1) {
+    s.kind = Slot::Kind::kPage;
+    std::memcpy(s.hash.data(), p, 32);
+    s.version = LoadVersion(p + 32);
+  }
+  return s;
+}
+
+PageNode Page::Node(int i) const {
+  if (i >= kSlotsPerPage - 1) {
+    const int n = i - (kSlotsPerPage - 1);
+    if (leaf_mask_ >> n & 1) return {LoadHash(data() + SlotOffset(n) + 32), 1};
+    if (page_mask_ >> n & 1) return {LoadHash(data() + SlotOffset(n)), 2};
+    return {};
+  }
+  if (two_mask_ >> i & 1) return {LoadHash(StoredHash(i)), 2};
+  // Fewer than two keys below: none, or one leaf (a child page would make two).
+  const std::uint16_t leaves = leaf_mask_ & kNodeSlots[i];
+  if (leaves == 0) return {};
+  return {LoadHash(data() + SlotOffset(std::countr_zero(leaves)) + 32), 1};
+}
+
+void Page::Expand(PageDraft* out) const {
+  const std::uint8_t* p = data();
+  for (int n = 0; n < kSlotsPerPage; ++n) {
+    Slot& s = out->slots[n];
+    if (leaf_mask_ >> n & 1) {
+      s.kind = Slot::Kind::kLeaf;
+      std::memcpy(s.key_hash.data(), p, 32);
+      std::memcpy(s.hash.data(), p + 32, 32);
+      s.version = LoadVersion(p + 64);
+      p += kLeafBytes;
+    } else if (page_mask_ >> n & 1) {
+      s = Slot{};
+      s.kind = Slot::Kind::kPage;
+      std::memcpy(s.hash.data(), p, 32);
+      s.version = LoadVersion(p + 32);
+      p += kChildBytes;
+    } else {
+      s = Slot{};
+    }
+  }
+  for (int i = 0; i < kSlotsPerPage - 1; ++i) {
+    if (two_mask_ >> i & 1) {
+      out->inner[i] = {LoadHash(p), 2};
+      p += 32;
+    } else {
+      out->inner[i] = Node(i);
+    }
+  }
+}
+
 std::string Page::Encode() const {
   std::string out;
   EncodeTo(&out);
@@ -509,61 +700,58 @@ std::string Page::Encode() const {
 
 void Page::EncodeTo(std::string* out_ptr) const {
   std::string& out = *out_ptr;
-  std::uint16_t leaf_mask = 0, page_mask = 0;
-  for (int i = 0; i < kSlotsPerPage; ++i) {
-    if (slots[i].kind == Slot::Kind::kLeaf) leaf_mask |= static_cast<std::uint16_t>(1u << i);
-    if (slots[i].kind == Slot::Kind::kPage) page_mask |= static_cast<std::uint16_t>(1u << i);
-  }
   out.clear();
   out.reserve(4 + kSlotsPerPage * 75);
-  out.push_back(static_cast<char>(leaf_mask >> 8));
-  out.push_back(static_cast<char>(leaf_mask));
-  out.push_back(static_cast<char>(page_mask >> 8));
-  out.push_back(static_cast<char>(page_mask));
-  for (const Slot& s : slots) {
-    if (s.kind == Slot::Kind::kLeaf) {
-      AppendHash(s.key_hash, &out);
-      AppendHash(s.hash, &out);
-      AppendVarint(static_cast<std::uint64_t>(s.version), &out);
-    } else if (s.kind == Slot::Kind::kPage) {
-      AppendHash(s.hash, &out);
-      AppendVarint(static_cast<std::uint64_t>(s.version), &out);
+  out.push_back(static_cast<char>(leaf_mask_ >> 8));
+  out.push_back(static_cast<char>(leaf_mask_));
+  out.push_back(static_cast<char>(page_mask_ >> 8));
+  out.push_back(static_cast<char>(page_mask_));
+  const std::uint8_t* p = data();
+  for (int n = 0; n < kSlotsPerPage; ++n) {
+    if (leaf_mask_ >> n & 1) {
+      out.append(reinterpret_cast<const char*>(p), 64);  // key hash, leaf hash
+      AppendVarint(static_cast<std::uint64_t>(LoadVersion(p + 64)), &out);
+      p += kLeafBytes;
+    } else if (page_mask_ >> n & 1) {
+      out.append(reinterpret_cast<const char*>(p), 32);
+      AppendVarint(static_cast<std::uint64_t>(LoadVersion(p + 32)), &out);
+      p += kChildBytes;
     }
   }
 }
 
-bool Page::Decode(std::string_view in, Page* out) {
-  if (in.size() < 4) return false;
+std::shared_ptr<const Page> Page::Decode(std::string_view in) {
+  if (in.size() < 4) return nullptr;
   const auto b = [&](int i) { return static_cast<std::uint8_t>(in[i]); };
   const std::uint16_t leaf_mask = static_cast<std::uint16_t>(b(0) << 8 | b(1));
   const std::uint16_t page_mask = static_cast<std::uint16_t>(b(2) << 8 | b(3));
-  if ((leaf_mask & page_mask) != 0) return false;
+  if ((leaf_mask & page_mask) != 0) return nullptr;
   in.remove_prefix(4);
+  PageDraft draft;
   for (int i = 0; i < kSlotsPerPage; ++i) {
-    Slot& s = out->slots[i];
-    s = Slot{};
+    Slot& s = draft.slots[i];
     if (leaf_mask & (1u << i)) {
       Hash kh, leaf;
       std::uint64_t v = 0;
-      if (!ReadHash(&in, &kh) || !ReadHash(&in, &leaf) || !ReadVarint(&in, &v)) return false;
+      if (!ReadHash(&in, &kh) || !ReadHash(&in, &leaf) || !ReadVarint(&in, &v)) return nullptr;
       s = Slot::LeafWithHash(kh, leaf, static_cast<Version>(v));
     } else if (page_mask & (1u << i)) {
       std::uint64_t v = 0;
       s.kind = Slot::Kind::kPage;
-      if (!ReadHash(&in, &s.hash) || !ReadVarint(&in, &v)) return false;
+      if (!ReadHash(&in, &s.hash) || !ReadVarint(&in, &v)) return nullptr;
       s.version = static_cast<Version>(v);
     }
   }
-  if (!in.empty()) return false;
-  out->Seal();
-  return true;
+  if (!in.empty()) return nullptr;
+  draft.Seal();
+  return Make(draft);
 }
 
-PageNode Page::Node(int i) const {
+PageNode PageDraft::Node(int i) const {
   return i < kSlotsPerPage - 1 ? inner[i] : ValueOf(slots[i - (kSlotsPerPage - 1)]);
 }
 
-void Page::Reseal(std::uint16_t changed) {
+void PageDraft::Reseal(std::uint16_t changed) {
   // Bit i: heap node i must be recomputed (the slots' level, 15..30, from `changed`).
   std::uint32_t dirty = static_cast<std::uint32_t>(changed) << (kSlotsPerPage - 1);
   for (int i = kSlotsPerPage - 2; i >= 0; --i) {
@@ -663,7 +851,7 @@ Status FindLeaf(const PageReader& reader, const Slot& root, const Hash& key_hash
     auto page = reader.LoadPage(slot.version, path);
     if (!page.ok()) return page.status();
     const std::uint8_t n = NibbleAt(key_hash, path.size());
-    slot = (*page)->slots[n];
+    slot = (*page)->slot(n);
     path = path.Child(n);
   }
   *leaf = slot.kind == Slot::Kind::kLeaf && slot.key_hash == key_hash ? slot : Slot{};

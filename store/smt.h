@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "store/sha256.h"
@@ -84,12 +85,12 @@ struct PageNode {
   std::uint8_t keys = 0;
 };
 
-struct Page {
+// A page being built or edited: its 16 slots and the 15 binary nodes above them, in fixed
+// arrays (~1.8 KB; the updater keeps one on its stack per level it is rebuilding).
+struct PageDraft {
   std::array<Slot, kSlotsPerPage> slots;
   // The 15 binary nodes above the slots, in heap order (0 is the page root); heap nodes
-  // 15..30 are the slots themselves (Node). Filled by Seal() once the slots are final, so
-  // proofs never hash a page again. (The slots' level is not stored twice: a page is ~1.8 KB
-  // in memory instead of ~2.3 KB.)
+  // 15..30 are the slots themselves (Node).
   std::array<PageNode, kSlotsPerPage - 1> inner;
 
   // Heap node i (0..30): inner[i], or slot i - 15 as a node.
@@ -99,22 +100,64 @@ struct Page {
   // Recomputes only the nodes above the slots in `changed` (bit i = slot i); the others must be
   // sealed already. A page rebuilt for one changed slot costs 4 hashes instead of 15.
   void Reseal(std::uint16_t changed);
-  const Hash& hash() const { return inner[0].hash; }  // REQUIRES: sealed
-
-  // Compact encoding of the slots: two 16-bit masks, then each non-empty slot in order (a leaf
-  // as key hash, leaf hash and value version, a page as its hash and version; versions as
-  // varints). Decode seals the page.
-  std::string Encode() const;
-  void EncodeTo(std::string* out) const;  // replaces *out, reusing its capacity
-  static bool Decode(std::string_view in, Page* out);
 };
 
-// A new page (empty, or a copy of `copy`). Pages come from a pool of equal-size blocks (a page
-// with its shared_ptr control block): a block's update frees and makes tens of thousands of
-// them, and glibc's malloc served those slowly (merging scattered free neighbours). The pool
-// keeps up to 65,536 free blocks (~150 MB) for reuse; thread-safe.
-std::shared_ptr<Page> MakePage();
-std::shared_ptr<Page> MakePage(const Page& copy);
+// A stored page: immutable and compact. It keeps only its non-empty slots (a leaf as key hash,
+// leaf hash and value version, 72 bytes; a child page as its hash and version, 40 bytes) and
+// the hashes of the binary nodes with two or more keys below them; the other nodes are empty
+// or a leaf's own hash, which the slot masks give. Most pages of a large tree hold two or three
+// leaves: ~0.3 KB each in memory instead of the draft's ~1.8 KB. One allocation (the shared_ptr
+// control block included), from a pool of free blocks per size class (128-byte steps): a
+// block's update frees and makes tens of thousands of pages, and glibc's malloc served those
+// slowly (merging scattered free neighbours). The pool keeps up to 128 MB of free blocks for
+// reuse and never returns memory to the system; thread-safe.
+class Page {
+ public:
+  // REQUIRES: `draft` sealed, with two or more keys (a smaller subtree collapses).
+  static std::shared_ptr<const Page> Make(const PageDraft& draft);
+  // Compact encoding of the slots: two 16-bit masks, then each non-empty slot in order (a leaf
+  // as key hash, leaf hash and value version, a page as its hash and version; versions as
+  // varints). Decode computes the nodes above the slots, so proofs never hash a page again;
+  // nullptr when `in` is malformed.
+  static std::shared_ptr<const Page> Decode(std::string_view in);
+  std::string Encode() const;
+  void EncodeTo(std::string* out) const;  // replaces *out, reusing its capacity
+
+  Slot slot(int n) const;
+  bool slot_empty(int n) const { return ((leaf_mask_ | page_mask_) >> n & 1) == 0; }
+  // Heap node i (0..30), as PageDraft::Node.
+  PageNode Node(int i) const;
+  // Whether inner node i (0..14) has two or more keys below it (Node(i).keys == 2).
+  bool two_keys(int i) const { return (two_mask_ >> i & 1) != 0; }
+  Hash hash() const { return Node(0).hash; }
+  // The draft this page was made from (sealed).
+  void Expand(PageDraft* out) const;
+  // Bytes this page takes, its header included (not the control block).
+  std::size_t bytes() const { return sizeof(Page) + data_bytes_; }
+
+ private:
+  // A page's block of memory: the header and N bytes of data (a size class of 128 bytes).
+  template <std::size_t N>
+  struct Block;
+  template <std::size_t N>
+  static std::shared_ptr<const Page> AllocateClass(const Page& header, std::uint8_t** data);
+  template <std::size_t... I>
+  static std::shared_ptr<const Page> AllocateIn(std::index_sequence<I...>, std::size_t size_class,
+                                                const Page& header, std::uint8_t** data);
+  // A page of `header.data_bytes_` bytes of data; *data points at them.
+  static std::shared_ptr<const Page> Allocate(const Page& header, std::uint8_t** data);
+
+  Page() = default;
+  const std::uint8_t* data() const { return reinterpret_cast<const std::uint8_t*>(this + 1); }
+  std::size_t SlotOffset(int n) const;
+  const std::uint8_t* StoredHash(int i) const;  // REQUIRES: two_mask_ bit i
+
+  std::uint16_t leaf_mask_ = 0;
+  std::uint16_t page_mask_ = 0;
+  std::uint16_t two_mask_ = 0;  // bit i: heap node i (0..14) has two or more keys below it
+  std::uint16_t data_bytes_ = 0;
+  // Followed by the slots' bytes, then one 32-byte hash per bit of two_mask_, in node order.
+};
 
 // LEB128 varints, as in the page and record encodings.
 void AppendVarint(std::uint64_t v, std::string* out);

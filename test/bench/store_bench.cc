@@ -277,7 +277,7 @@ int main(int argc, char** argv) {
   Phase load, warm, steady;
   Phase* const parts[] = {&load, &warm, &steady};
   std::vector<double> stage_ms, commit_ms;
-  std::size_t steady_page_reads = 0, cached_pages = 0;
+  std::size_t steady_page_reads = 0, cached_pages = 0, cached_page_bytes = 0;
   // Steady blocks by kind: pruning versions (every 10th), and the others.
   std::vector<double> prune_block_ms, other_block_ms;
   std::vector<std::string> trace;
@@ -309,6 +309,7 @@ int main(int argc, char** argv) {
       (s->version() % 10 == 0 ? prune_block_ms : other_block_ms).push_back(p->block_ms.back());
       steady_page_reads += s->last_block().disk_page_reads;
       cached_pages = s->last_block().cached_pages;
+      cached_page_bytes = s->last_block().cached_page_bytes;
     }
     if (a.trace) {
       const auto& st = s->last_block();
@@ -437,6 +438,9 @@ int main(int argc, char** argv) {
               static_cast<double>(steady_page_reads) / std::max<std::size_t>(1, stage_ms.size()),
               "", "");
   std::printf("%-52s %14zu %14s %10s\n", "pages in the page cache at the end", cached_pages, "",
+              "");
+  std::printf("%-52s %14.0f %14s %10s\n", "  their mean size, bytes (without map overhead)",
+              static_cast<double>(cached_page_bytes) / std::max<std::size_t>(1, cached_pages), "",
               "");
   std::printf("%-52s %14.0f %14s %10s\n", "existence proofs/s (warm)", a.proofs / exist_s, "", ">= 50000");
   std::printf("%-52s %14.0f %14s %10s\n", "absence proofs/s (warm)", a.proofs / absent_s, "", ">= 50000");
