@@ -340,9 +340,9 @@ std::string DefaultConfigToml() {
         "max_value_bytes = "
      << d.max_value_bytes
      << "\n"
-        "# On-disk tree pages kept in memory (about 0.5 KiB each on average; only the latest\n"
-        "# tree's, and a tree has about a third as many pages as keys), and LevelDB's block\n"
-        "# cache in bytes.\n"
+        "# On-disk tree pages kept in memory (about 0.6 KiB each with their index; only the\n"
+        "# latest tree's, and a tree has about a third as many pages as keys), and LevelDB's\n"
+        "# block cache in bytes.\n"
         "page_cache_pages = "
      << d.page_cache_pages
      << "\n"

@@ -79,9 +79,10 @@ struct StoreOptions {
   // of two), disk after compaction -8% at 1M and 3.06 -> 2.99x raw at 10M, peak memory level.
   std::int64_t checkpoint_interval = 50;
   // On-disk pages kept in memory (an LRU of the latest tree's pages; a tree has about a third
-  // as many pages as keys, ~0.5 KB each on average). The default holds a 12M-key tree, ~2 GB;
-  // until session 13 it was 1,000,000 pages of ~1.8 KB. 10M keys with 3.5M instead of 1M:
-  // updates/s +20%, no page read from disk (docs/benchmarks.md, session 9).
+  // as many pages as keys, ~0.6 KB each with the cache's index). The default holds a 12M-key
+  // tree, ~2.5 GB; until session 13 it was 1,000,000 pages of ~1.8 KB. 10M keys with 4M
+  // pages instead of 1M: updates/s 38k -> 54k, no page read from disk (docs/benchmarks.md,
+  // session 13).
   std::size_t page_cache_pages = 4000000;
   std::size_t block_cache_bytes = 128u << 20;
   // Latest values kept in memory (second chance, write-through at Commit, like the Cosmos

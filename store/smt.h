@@ -147,7 +147,11 @@ class Page {
   // A page of `header.data_bytes_` bytes of data; *data points at them.
   static std::shared_ptr<const Page> Allocate(const Page& header, std::uint8_t** data);
 
+  // Private: a copy would not carry the bytes after the header (only Make copies one, into
+  // its block).
   Page() = default;
+  Page(const Page&) = default;
+  Page& operator=(const Page&) = default;
   const std::uint8_t* data() const { return reinterpret_cast<const std::uint8_t*>(this + 1); }
   std::size_t SlotOffset(int n) const;
   const std::uint8_t* StoredHash(int i) const;  // REQUIRES: two_mask_ bit i
