@@ -568,17 +568,13 @@ constexpr std::size_t kSizeClasses = (16 * kLeafBytes + 15 * 32 + kSizeStep - 1)
 
 }  // namespace
 
-template <std::size_t... I>
-std::shared_ptr<const Page> Page::AllocateIn(std::index_sequence<I...>, std::size_t size_class,
-                                             const Page& header, std::uint8_t** data) {
-  using Allocator = std::shared_ptr<const Page> (*)(const Page&, std::uint8_t**);
-  static constexpr Allocator kTable[] = {&AllocateClass<(I + 1) * kSizeStep>...};
-  return kTable[size_class](header, data);
-}
-
 std::shared_ptr<const Page> Page::Allocate(const Page& header, std::uint8_t** data) {
+  using Allocator = std::shared_ptr<const Page> (*)(const Page&, std::uint8_t**);
+  static constexpr auto kTable = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<Allocator, sizeof...(I)>{&AllocateClass<(I + 1) * kSizeStep>...};
+  }(std::make_index_sequence<kSizeClasses>());
   const std::size_t size_class = header.data_bytes_ == 0 ? 0 : (header.data_bytes_ - 1) / kSizeStep;
-  return AllocateIn(std::make_index_sequence<kSizeClasses>(), size_class, header, data);
+  return kTable[size_class](header, data);
 }
 
 std::shared_ptr<const Page> Page::Make(const PageDraft& draft) {
@@ -632,9 +628,9 @@ const std::uint8_t* Page::StoredHash(int i) const {
   return data() + slots + 32 * Pop16(two_mask_ & Below(i));
 }
 
-Slot Page::slot(int n) const {
+// The slot whose bytes start at `p` (a leaf's or a child page's, as the masks say).
+Slot Page::ReadSlot(int n, const std::uint8_t* p) const {
   Slot s;
-  const std::uint8_t* p = data() + SlotOffset(n);
   if (leaf_mask_ >> n & 1) {
     s.kind = Slot::Kind::kLeaf;
     std::memcpy(s.key_hash.data(), p, 32);
@@ -647,6 +643,8 @@ Slot Page::slot(int n) const {
   }
   return s;
 }
+
+Slot Page::slot(int n) const { return ReadSlot(n, data() + SlotOffset(n)); }
 
 PageNode Page::Node(int i) const {
   if (i >= kSlotsPerPage - 1) {
@@ -665,22 +663,8 @@ PageNode Page::Node(int i) const {
 void Page::Expand(PageDraft* out) const {
   const std::uint8_t* p = data();
   for (int n = 0; n < kSlotsPerPage; ++n) {
-    Slot& s = out->slots[n];
-    if (leaf_mask_ >> n & 1) {
-      s.kind = Slot::Kind::kLeaf;
-      std::memcpy(s.key_hash.data(), p, 32);
-      std::memcpy(s.hash.data(), p + 32, 32);
-      s.version = LoadVersion(p + 64);
-      p += kLeafBytes;
-    } else if (page_mask_ >> n & 1) {
-      s = Slot{};
-      s.kind = Slot::Kind::kPage;
-      std::memcpy(s.hash.data(), p, 32);
-      s.version = LoadVersion(p + 32);
-      p += kChildBytes;
-    } else {
-      s = Slot{};
-    }
+    out->slots[n] = ReadSlot(n, p);
+    p += (leaf_mask_ >> n & 1) ? kLeafBytes : (page_mask_ >> n & 1) ? kChildBytes : 0;
   }
   for (int i = 0; i < kSlotsPerPage - 1; ++i) {
     if (two_mask_ >> i & 1) {

@@ -22,7 +22,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "store/sha256.h"
@@ -141,9 +140,6 @@ class Page {
   struct Block;
   template <std::size_t N>
   static std::shared_ptr<const Page> AllocateClass(const Page& header, std::uint8_t** data);
-  template <std::size_t... I>
-  static std::shared_ptr<const Page> AllocateIn(std::index_sequence<I...>, std::size_t size_class,
-                                                const Page& header, std::uint8_t** data);
   // A page of `header.data_bytes_` bytes of data; *data points at them.
   static std::shared_ptr<const Page> Allocate(const Page& header, std::uint8_t** data);
 
@@ -154,6 +150,7 @@ class Page {
   Page& operator=(const Page&) = default;
   const std::uint8_t* data() const { return reinterpret_cast<const std::uint8_t*>(this + 1); }
   std::size_t SlotOffset(int n) const;
+  Slot ReadSlot(int n, const std::uint8_t* p) const;
   const std::uint8_t* StoredHash(int i) const;  // REQUIRES: two_mask_ bit i
 
   std::uint16_t leaf_mask_ = 0;
