@@ -182,7 +182,8 @@ class StoreView final : public KvReader, public std::enable_shared_from_this<Sto
   const MerkleStore* store_ = nullptr;
   std::shared_ptr<const leveldb::Snapshot> snapshot_;
   Version version_ = 0;
-  bool latest_ = false;  // the version was the latest when the view was made
+  Version latest_when_made_ = 0;  // the store's latest version when the view was made
+  bool latest_ = false;           // version_ was that version
   Slot root_;
   Hash root_hash_{};
   std::string commit_info_;

@@ -125,6 +125,7 @@ Result<std::shared_ptr<const StoreView>> MerkleStore::View(Version version) cons
     if (Status s = CheckVersionLocked(v); !s.ok()) return s;
     view->snapshot_ = NewSnapshot();
     view->version_ = v;
+    view->latest_when_made_ = latest_.version;
     view->latest_ = v == latest_.version;
     if (view->latest_) {
       view->root_ = latest_.root;
@@ -284,11 +285,13 @@ Status MerkleStore::ViewLookup(const StoreView& view, const Hash& key_hash,
                                TreeLookup* out) const {
   {
     // The latest and recent trees are walked in place: a commit waits for this walk at most.
-    // Their on-disk pages are read in a snapshot taken now, with the lock: the view's own may
-    // predate a checkpoint that has since moved pages from memory to the disk.
+    // Their on-disk pages are read in a snapshot as recent as the in-memory state: the view's
+    // own while nothing was committed since, else a new one (a checkpoint completed since may
+    // have moved pages from memory to the disk after the view's snapshot).
     absl::ReaderMutexLock lock(&view_mu_);
     if (InMemory(view.version_)) {
-      const std::shared_ptr<const leveldb::Snapshot> now = NewSnapshot();
+      std::shared_ptr<const leveldb::Snapshot> now = view.snapshot_;
+      if (latest_.version != view.latest_when_made_) now = NewSnapshot();
       const RecentReader reader(this, view.version_, now.get());
       return Lookup(reader, view.root_, key_hash, out);
     }
