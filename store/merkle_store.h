@@ -38,6 +38,7 @@
 // another thread never delays a block by more than one tree walk, and never sees half a commit.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -53,9 +54,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
-#include "absl/hash/hash.h"
 #include "absl/synchronization/mutex.h"
 #include "store/kv.h"
+#include "store/seeded_hash.h"
 #include "store/smt.h"
 
 namespace leveldb {
@@ -251,6 +252,9 @@ class MerkleStore final : public KvReader, private PageReader {
     std::size_t cached_page_bytes = 0;  // Commit: their bytes (Page::bytes, no map overhead)
   };
   const BlockStats& last_block() const { return stats_; }
+  // Key comparisons the value cache's table has made so far (a debug statistic: keys crafted to
+  // collide must not cost more of them than random keys). Read it between calls.
+  std::uint64_t value_cache_key_comparisons() const { return value_cache_key_comparisons_; }
   // What views have done (thread-safe counters, for tests and benchmarks): past trees rebuilt
   // from a checkpoint (a cached rebuild moved is not counted), and the changesets replayed or
   // undone for them (moves of cached rebuilds included).
@@ -289,10 +293,16 @@ class MerkleStore final : public KvReader, private PageReader {
     bool operator==(const PageId& o) const { return version == o.version && path == o.path; }
   };
   struct PageIdHash {
-    // Mixed by absl::Hash: an open-addressing table takes its probe start and its tag from
-    // different bits, and needs both to be uniform.
+    // Seeded (store/seeded_hash.h): a path is a prefix of key hashes, which senders can grind.
+    // Uniform in all bits, as an open-addressing table needs (its probe start and its tag come
+    // from different bits).
     std::size_t operator()(const PageId& id) const {
-      return absl::Hash<std::pair<Version, std::size_t>>{}({id.version, id.path.Hash()});
+      std::array<std::uint8_t, sizeof(Version) + 1 + kMaxNibbles / 2> bytes;
+      std::memcpy(bytes.data(), &id.version, sizeof(Version));
+      bytes[sizeof(Version)] = static_cast<std::uint8_t>(id.path.size());
+      const auto packed = id.path.packed();
+      std::memcpy(bytes.data() + sizeof(Version) + 1, packed.data(), packed.size());
+      return SeededHashOf(bytes.data(), sizeof(Version) + 1 + packed.size());
     }
   };
   // Open addressing (absl's SwissTable): the tree update looks up, inserts and erases tens of
@@ -479,25 +489,17 @@ class MerkleStore final : public KvReader, private PageReader {
     Hash key_hash;  // sha256(key): the entry's name in values_by_hash_
     bool referenced = false;
   };
-  struct StringHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
   mutable std::list<const std::string*> value_lru_;  // the keys in values_
   // A node per entry (the list and values_by_hash_ point into it), in an open-addressing
-  // table: a lookup misses the cache once less than std::unordered_map's bucket list.
-  using ValueMap = absl::node_hash_map<std::string, CachedRecord, StringHash, std::equal_to<>>;
-  mutable ValueMap values_;
+  // table: a lookup misses the cache once less than std::unordered_map's bucket list. Keyed
+  // by the per-process seeded hash: keys hold addresses that senders choose (issue 20).
+  using ValueMap = absl::node_hash_map<std::string, CachedRecord, SeededHash, CountingKeyEqual>;
+  mutable std::uint64_t value_cache_key_comparisons_ = 0;  // before values_, which counts into it
+  mutable ValueMap values_{0, SeededHash{}, CountingKeyEqual{&value_cache_key_comparisons_}};
   // Every entry of values_ by its key's hash: a proof's leaf names its key by hash only, and
-  // a cached record at the leaf's version is the leaf's key and value without a V read.
-  struct KeyHashHash {
-    std::size_t operator()(const Hash& h) const {
-      std::size_t x;
-      std::memcpy(&x, h.data(), sizeof x);  // a SHA-256: its first bytes are uniform
-      return x;
-    }
-  };
-  mutable absl::flat_hash_map<Hash, ValueMap::value_type*, KeyHashHash> values_by_hash_;
+  // a cached record at the leaf's version is the leaf's key and value without a V read. Seeded
+  // too: a SHA-256's first bytes would do as a hash only if nobody could grind the key.
+  mutable absl::flat_hash_map<Hash, ValueMap::value_type*, SeededHash> values_by_hash_;
   // The entry to evict next (second chance), left at the front of value_lru_; referenced
   // entries passed over go before `back` (the list's end, or a slot kept at its tail).
   // REQUIRES: the cache is not empty.
