@@ -15,8 +15,6 @@
 // Usage: tx_bench [--accounts N] [--threads T] [--rounds R] [--only-check 1] [--flood 1].
 // Prints key=value lines and one JSON line. The CheckTx ratio is the best of R alternating rounds of each side.
 // Not a test: it asserts only that every tx is accepted (a rejected tx means a broken bench).
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,6 +36,7 @@
 #include "crypto/hash.h"
 #include "crypto/keys.h"
 #include "store/merkle_store.h"
+#include "test/bench/bench_chain.h"
 #include "test/std_hash_collisions.h"
 
 namespace {
@@ -53,14 +52,15 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-[[noreturn]] void Die(const std::string& why) {
-  std::fprintf(stderr, "tx_bench: %s\n", why.c_str());
-  std::exit(1);
-}
+using bench::Account;
+using bench::Die;
+using bench::FundedAppState;
+using bench::MakeAccounts;
 
-struct Account {
-  std::string priv, pub, address, bech32;
-};
+std::string SignedSend(const Account& from, std::uint64_t account_number, std::uint64_t sequence,
+                       const std::string& to) {
+  return bench::SignedSend(from, account_number, sequence, to, kChainId);
+}
 
 struct Fixture {
   std::vector<Account> accounts;
@@ -69,50 +69,6 @@ struct Fixture {
   std::vector<std::string> signatures;
   std::string app_state;
 };
-
-std::vector<Account> MakeAccounts(std::size_t n) {
-  std::vector<Account> accounts;
-  for (std::size_t i = 0; i < n; ++i) {
-    Account a;
-    a.priv = crypto::Sha256("bench-account-" + std::to_string(i));
-    a.pub = *crypto::Secp256k1PublicKey(a.priv);
-    a.address = crypto::AddressOf(crypto::KeyType::kSecp256k1, a.pub);
-    a.bech32 = crypto::EncodeAccountAddress(a.address);
-    accounts.push_back(std::move(a));
-  }
-  return accounts;
-}
-
-// A genesis that funds every account (account numbers in this order).
-std::string FundedAppState(const std::vector<Account>& accounts) {
-  std::string balances;
-  for (std::size_t i = 0; i < accounts.size(); ++i) {
-    balances += std::string(i ? "," : "") + R"({"address":")" + accounts[i].bech32 +
-                R"(","coins":[{"denom":"stake","amount":"1000000"}]})";
-  }
-  return R"({"bank":{"denom":"stake","balances":[)" + balances + "]}}";
-}
-
-// A signed tx of one MsgSend of 1stake from `from` (genesis account `account_number`) to the
-// raw address `to`.
-std::string SignedSend(const Account& from, std::uint64_t account_number, std::uint64_t sequence,
-                       const std::string& to) {
-  ante::MsgSend m;
-  m.from_address = from.bech32;
-  m.to_address = crypto::EncodeAccountAddress(to);
-  m.from = from.address;
-  m.to = to;
-  m.amount = *ante::Coins::Parse("1stake");
-  app::TxSpec spec;
-  spec.msgs = {m};
-  spec.fee = *ante::Coins::Parse("10stake");
-  spec.gas_limit = 100000;
-  app::SignerKey k;
-  k.private_key = from.priv;
-  k.account_number = account_number;
-  k.sequence = sequence;
-  return app::BuildSignedTx(spec, {k}, kChainId);
-}
 
 Fixture Build(std::size_t n) {
   Fixture f;
@@ -210,11 +166,7 @@ Rate CheckTxRate(Chain& chain, const Fixture& f) {
   if (!server.Listen(&error)) Die(error);
   std::thread serving([&] { server.Run(); });
 
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) Die("connect failed");
+  bench::AbciClient client(path);
 
   std::string out;
   std::size_t expected_responses = 0;
@@ -234,32 +186,15 @@ Rate CheckTxRate(Chain& chain, const Fixture& f) {
   const double process_cpu0 = CpuSeconds(CLOCK_PROCESS_CPUTIME_ID);
   const double reader_cpu0 = CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
   double writer_cpu = 0;
-  std::thread writer([&] {
+  std::thread writer([&] {  // the reader below reads the answers meanwhile
     const double cpu0 = CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
-    std::size_t off = 0;
-    while (off < out.size()) {
-      const ssize_t n = ::write(fd, out.data() + off, out.size() - off);
-      if (n <= 0) Die("write failed");
-      off += static_cast<std::size_t>(n);
-    }
+    client.Send(out);
     writer_cpu = CpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
   });
-  abci::FrameDecoder decoder(64 << 20);
   std::size_t got = 0, rejected = 0;
   std::string first_rejection;
   while (got < expected_responses) {
-    std::span<const std::uint8_t> frame;
-    auto st = decoder.Next(&frame);
-    if (st == abci::FrameDecoder::Status::kError) Die(decoder.error());
-    if (st == abci::FrameDecoder::Status::kNeedMore) {
-      auto buf = decoder.Prepare(1 << 16);
-      const ssize_t n = ::read(fd, buf.data(), buf.size());
-      if (n <= 0) Die("the server closed the connection");
-      decoder.Commit(static_cast<std::size_t>(n));
-      continue;
-    }
-    pb::Response res;
-    if (!res.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) Die("bad response");
+    const pb::Response res = client.Read();
     if (res.has_check_tx() && res.check_tx().code() != 0) {
       if (rejected++ == 0) first_rejection = res.check_tx().log();
     }
@@ -270,7 +205,6 @@ Rate CheckTxRate(Chain& chain, const Fixture& f) {
   writer.join();
   const double server_cpu =
       CpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - process_cpu0 - reader_cpu - writer_cpu;
-  ::close(fd);
   server.Stop();
   serving.join();
   if (rejected) Die(std::to_string(rejected) + " CheckTx rejected, first: " + first_rejection);
