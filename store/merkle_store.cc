@@ -756,9 +756,9 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
   // one without them.
   const Version keep_from = PruneTo(version);
   // Every kept version's tree comes from the newest durable checkpoint (the one this batch
-  // completes included): replayed forward above it, undone backward below it (TreeAt). So it
-  // stays, with the changesets of the kept versions on either side of it; older checkpoints
-  // and every page replaced at or below it go.
+  // completes included): replayed forward above it, undone backward below it (Rebuild in
+  // store_view.cc). So it stays, with the changesets of the kept versions on either side of
+  // it; older checkpoints and every page replaced at or below it go.
   const Version newest =
       std::max(completing, checkpoints_.empty() ? 0 : checkpoints_.rbegin()->first);
   std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));

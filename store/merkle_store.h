@@ -348,9 +348,9 @@ class MerkleStore final : public KvReader, private PageReader {
   // `latest`: the read is for the executor's latest tree (the page goes to the cache as its
   // most recently used), not a view's (nothing is cached or moved). `snapshot` (may be null):
   // the database state to read.
-  Result<std::shared_ptr<const Page>> LoadDiskPage(Version version, const NibblePath& path,
-                                                   bool latest = true,
-                                                   const leveldb::Snapshot* snapshot = nullptr) const;
+  Result<std::shared_ptr<const Page>> LoadDiskPage(
+      Version version, const NibblePath& path, bool latest = true,
+      const leveldb::Snapshot* snapshot = nullptr) const;
   Status ReadRoot(Version version, RootRecord* out,
                   const leveldb::Snapshot* snapshot = nullptr) const;
   // CheckVersion's answer. REQUIRES: view_mu_ held (either way) or the executor's thread.

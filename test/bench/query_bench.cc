@@ -247,9 +247,8 @@ int main(int argc, char** argv) {
   Bench bench(o);
   bench.Run(o.warmup, 1);
   const auto crafted = test::StdHashCollidingAddresses(5000, &app::AuthKeeper::AccountKey, 3);
-  const std::vector<std::string> within(crafted.begin(),
-                                        crafted.begin() + static_cast<std::ptrdiff_t>(
-                                                              std::min(o.simulate_sends, crafted.size())));
+  const auto within_limit = static_cast<std::ptrdiff_t>(std::min(o.simulate_sends, crafted.size()));
+  const std::vector<std::string> within(crafted.begin(), crafted.begin() + within_limit);
   const auto proofs = [&](std::mt19937_64& rng) { return bench.PastProof(rng); };
   const auto simulations = [&, q = bench.Simulate(within)](std::mt19937_64&) { return q; };
   const auto [base, base_q] = bench.Run(o.blocks, 1);
