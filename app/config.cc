@@ -63,8 +63,8 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"max_pending_requests", {"an integer from 1 to 1048576",
                                      ReadInteger(&Config::max_pending_requests, 1, 1 << 20)}},
            {"io_threads", {"an integer from 1 to 64", ReadInteger(&Config::io_threads, 1, 64)}},
-           {"query_threads", {"an integer from 0 to 64",
-                              ReadInteger(&Config::query_threads, 0, 64)}},
+           {"query_threads", {"an integer from 0 to 16",
+                              ReadInteger(&Config::query_threads, 0, 16)}},
        }},
       {"log",
        {
@@ -99,8 +99,8 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"verify_on_open", {"a boolean", ReadBool(&Config::verify_on_open)}},
            {"recent_versions", {"an integer from 0 to 1000",
                                 ReadInteger(&Config::recent_versions, 0, 1000)}},
-           {"rebuild_cache", {"an integer from 0 to 1000",
-                              ReadInteger(&Config::rebuild_cache, 0, 1000)}},
+           {"rebuild_cache", {"an integer from 0 to 64",
+                              ReadInteger(&Config::rebuild_cache, 0, 64)}},
        }},
       {"query",
        {
@@ -386,7 +386,7 @@ std::string DefaultConfigToml() {
         "# in memory (the pages a commit replaces are freed that many commits later: about a\n"
         "# block's changed pages each). Older heights are rebuilt from the newest checkpoint,\n"
         "# up to two checkpoint intervals of changesets; the last rebuild_cache rebuilds are kept\n"
-        "# for the next queries near them.\n"
+        "# for the next queries near them (each holds the pages its replayed blocks changed).\n"
         "recent_versions = "
      << d.recent_versions
      << "\n"
