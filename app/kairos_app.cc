@@ -205,6 +205,7 @@ pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) {
   }
   if (path == "/cosmos.tx.v1beta1.Service/Simulate") return QuerySimulate(req);
   if (path == "/kairos.mempool.v1.Query/Stats") return QueryMempoolStats();
+  if (path == "/kairos.mempool.v1.Query/SenderTxs") return QueryMempoolSenderTxs(req.data());
   if (path.rfind("/cosmos.", 0) == 0 || path.rfind("/kairos.", 0) == 0) {
     return QueryModule(path, req);
   }
@@ -229,7 +230,8 @@ pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) {
                           "/cosmos.bank.v1beta1.Query/AllBalances, "
                           "/cosmos.tx.v1beta1.Service/Simulate, "
                           "/kairos.auth.v1.Query/UnorderedNonce, "
-                          "/kairos.mempool.v1.Query/Stats, /kairos.locks.v1.Query/{Holder,"
+                          "/kairos.mempool.v1.Query/{Stats,SenderTxs}, "
+                          "/kairos.locks.v1.Query/{Holder,"
                           "Session,DepositQuote,Registration,Params,Var}, /app/version, "
                           "/app/height, "
                           "/store/<hex key>, /store (key in data)");
@@ -257,11 +259,54 @@ pb::ResponseQuery KairosApp::QueryMempoolStats() const {
       case mempool::RemoveReason::kEvicted:
       case mempool::RemoveReason::kReplaced: c = r.add_evictions(); break;
       case mempool::RemoveReason::kExpiredBlocks:
-      case mempool::RemoveReason::kExpiredTime: c = r.add_expiries(); break;
+      case mempool::RemoveReason::kExpiredTime:
+      case mempool::RemoveReason::kExpiredParked: c = r.add_expiries(); break;
       default: c = r.add_removals(); break;
     }
     c->set_reason(mempool::Name(reason));
     c->set_count(s.removed[i]);
+  }
+  pb::ResponseQuery res;
+  res.set_height(store_->version());
+  res.set_value(SerializeDeterministic(r));
+  return res;
+}
+
+pb::ResponseQuery KairosApp::QueryMempoolSenderTxs(const std::string& data) const {
+  // This node's pool, now (TxPool::SenderTxs reads the thread-safe PriorityMempool only).
+  constexpr std::string_view kPath = "/kairos.mempool.v1.Query/SenderTxs";
+  kairos::mempool::v1::QuerySenderTxsRequest q;
+  if (!q.ParseFromString(data)) {
+    return QueryError(kCodeInvalidRequest, kCodespaceSdk,
+                      "invalid request: " + std::string(kPath) +
+                          ": data is not a QuerySenderTxsRequest");
+  }
+  auto address = crypto::DecodeAccountAddress(q.address());
+  if (!address.ok()) {
+    return QueryError(kCodeInvalidRequest, kCodespaceSdk,
+                      "invalid request: " + std::string(kPath) + ": invalid address \"" +
+                          Printable(q.address()) + "\"");
+  }
+  const mempool::SenderView view = pool_.SenderTxs(*address);
+  kairos::mempool::v1::QuerySenderTxsResponse r;
+  r.set_committed_sequence(view.base);
+  r.set_next_sequence(view.next_ready);
+  for (const mempool::SenderView::Tx& t : view.txs) {
+    using kairos::mempool::v1::PooledTx;
+    const mempool::EntryTx& e = t.entry->tx;
+    PooledTx* p = r.add_txs();
+    p->set_hash(std::string(e.hash.begin(), e.hash.end()));
+    p->set_unordered(e.unordered);
+    if (e.unordered) {
+      p->set_timeout_unix_nanos(static_cast<std::int64_t>(e.nonce));
+    } else {
+      p->set_sequence(e.nonce);
+    }
+    p->set_state(t.parked ? PooledTx::STATE_PARKED : PooledTx::STATE_READY);
+    p->set_fee_per_gas(e.priority.ToDecimal());
+    p->set_gas_wanted(e.gas_wanted);
+    p->set_bytes(e.bytes().size());
+    p->set_arrival_height(t.entry->arrival_height);
   }
   pb::ResponseQuery res;
   res.set_height(store_->version());
@@ -496,6 +541,7 @@ pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx& req) {
   pb::ResponseCheckTx res;
   res.set_gas_wanted(static_cast<std::int64_t>(out.gas_wanted));
   res.set_gas_used(static_cast<std::int64_t>(out.gas_used));
+  res.set_info(std::move(out.info));
   if (out.code != 0) {
     res.set_code(out.code);
     res.set_codespace(kCodespaceSdk);
@@ -504,6 +550,7 @@ pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx& req) {
     res.set_log(std::move(out.log));
     return res;
   }
+  res.set_log(std::move(out.log));  // accepted: empty, or "parked: ..." (tx_pool.h)
   for (auto& e : out.events) *res.add_events() = std::move(e);
   return res;
 }

@@ -149,6 +149,8 @@ class KairosApp final : public abci::Application {
   pb::ResponseQuery QueryModule(const std::string& path, const pb::RequestQuery& req) const;
   pb::ResponseQuery QuerySimulate(const pb::RequestQuery& req) const;
   pb::ResponseQuery QueryMempoolStats() const;
+  // /kairos.mempool.v1.Query/SenderTxs: one sender's pooled txs, ready or parked.
+  pb::ResponseQuery QueryMempoolSenderTxs(const std::string& data) const;
   // A scratch branch for a proposal at `time`: the committed state (and the genesis writes
   // before block 1), after PreBlock.
   std::unique_ptr<store::Branch> ProposalState(std::int64_t time_unix_nanos) const;
