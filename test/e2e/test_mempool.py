@@ -12,7 +12,8 @@ Scenarios:
   block.max_gas): a tx with a higher fee per gas is never in a later block than a lower one that
   it was in the pool with when that block was proposed, and a block lists its txs by fee per gas.
 - nonces: one sender's 50 txs (sequences 0..49, whole prices 1..10) broadcast shuffled are all
-  accepted (the early ones parked), and land in sequence order.
+  accepted (those behind a gap parked, with max_parked_per_sender = 64), and land in sequence
+  order.
 - full: a pool of max_txs = 5 refuses a fee per gas that is not above its lowest (code 20, the log
   names the fee that would do for the tx's gas limit) and takes a higher one by evicting the
   lowest, which never lands.
@@ -42,9 +43,9 @@ STALL = "8s"  # timeout_commit of the chains whose first block must wait for the
 # Every reason the Stats query lists (proto/kairos/mempool/v1/query.proto), even at zero.
 REASONS = {
     "rejections": {"duplicate", "full", "replacement_underpriced", "sender_cap", "too_large",
-                   "nonce_too_low"},
+                   "nonce_too_low", "parked_cap"},
     "evictions": {"evicted", "replaced"},
-    "expiries": {"expired_blocks", "expired_time"},
+    "expiries": {"expired_blocks", "expired_time", "expired_parked"},
     "removals": {"included", "recheck_failed", "stale_nonce"},
 }
 
@@ -213,7 +214,9 @@ def test_higher_fees_first():
 def test_sender_nonce_order():
     n = 50
     with harness.Node("mp-nonces") as node:
-        start_node(node, ["alice"], block_txs=10)  # 50 txs take at least 5 blocks
+        # 50 txs take at least 5 blocks. Shuffled, up to 49 wait parked at once: above the
+        # default mempool.max_parked_per_sender (16), which refuses the excess with code 20.
+        start_node(node, ["alice"], block_txs=10, kairos_mempool={"max_parked_per_sender": 64})
         numbers = account_numbers(node, ["alice"])
         priorities = [1 + (seq * 7) % 10 for seq in range(n)]  # fees do not follow sequences
         txs = [send(node, numbers, "alice", seq, priorities[seq], amount=100 + seq)

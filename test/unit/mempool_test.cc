@@ -401,7 +401,7 @@ TEST_CASE("mempool: filling a gap promotes the parked successors", "[mempool]") 
   CHECK(ReapAll(pool) == std::vector<std::string>{"a/0", "a/1", "a/2", "a/3"});
 }
 
-TEST_CASE("mempool: a parked tx says what it waits for; SenderTxs lists the states",
+TEST_CASE("mempool: a parked tx says what it waits for, and SenderTxs lists the states",
           "[mempool]") {
   PriorityMempool pool(Config{});
   Add(pool, Tx("a", 3, 1), 3);

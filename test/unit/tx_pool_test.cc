@@ -582,7 +582,7 @@ std::vector<std::pair<TestKey, std::string>> Funded(const std::string& prefix, i
 
 }  // namespace
 
-TEST_CASE("a parked tx's answer says it is parked and what it waits for; SenderTxs lists states",
+TEST_CASE("a parked tx's answer says it is parked and what it waits for, and SenderTxs lists states",
           "[tx_pool]") {
   TestChain chain = Chain();
   chain.Block({}, kT0);
