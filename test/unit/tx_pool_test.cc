@@ -777,20 +777,21 @@ TEST_CASE("a sender spending its balance cannot make its later high-fee txs free
   // took 4.6M of a 10M-gas block and failed their fee in FinalizeBlock, paying nothing, while
   // honest txs waited. The honest txs included must be the same with and without them.
   const auto run = [](bool attack) {
+    // Whole fees per gas (1 and 2), so that the attack is the same with priorities as integers.
     auto funded = Funded("honest", 16, "1000000000stake");
     funded.emplace_back(MakeKey("attacker"), "10000000stake");
     TestChain chain(funded, "", PoolOptions(1000));
     chain.Block({}, kT0);
     const TestKey& attacker = funded.back().first;
-    // Tx 0 sends everything but its fee; it pays 0.05 per gas.
+    // Tx 0 sends everything but its fee; it pays 2 per gas.
     const std::string spend =
-        chain.Send(attacker, kAlice, std::to_string(10000000 - 10000) + "stake",
-                   Paying(0, 10000, 16));
+        chain.Send(attacker, kAlice, std::to_string(10000000 - 2 * kGas) + "stake",
+                   Paying(0, 2 * kGas, 16));
     REQUIRE(chain.Check(spend).code() == 0);
-    std::vector<std::string> honest;  // 80 txs at 0.025 per gas
+    std::vector<std::string> honest;  // 80 txs at 1 per gas
     for (std::uint64_t seq = 0; seq < 5; ++seq) {
       for (std::uint64_t i = 0; i < 16; ++i) {
-        honest.push_back(chain.Send(funded[i].first, kAlice, "1stake", Paying(seq, 5000, i)));
+        honest.push_back(chain.Send(funded[i].first, kAlice, "1stake", Paying(seq, kGas, i)));
         REQUIRE(chain.Check(honest.back()).code() == 0);
       }
     }
@@ -798,7 +799,7 @@ TEST_CASE("a sender spending its balance cannot make its later high-fee txs free
     if (attack) {
       for (std::uint64_t seq = 1; seq <= 23; ++seq) {
         const auto res =
-            chain.Check(chain.Send(attacker, kAlice, "1stake", Paying(seq, 10000, 16)));
+            chain.Check(chain.Send(attacker, kAlice, "1stake", Paying(seq, 2 * kGas, 16)));
         if (res.code() == 5) ++refused;
       }
     }
@@ -883,17 +884,17 @@ TEST_CASE("a replacement that adds or drops a co-signer moves that co-signer's s
         {SignerOf(kAlice, 0, 0), SignerOf(kBob, 1, 0)}, TestChain::kChainId);
   };
   // Alice's sequence 0, alone; then replaced by a tx bob co-signs with his sequence 0.
-  REQUIRE(chain.Check(chain.Send(kAlice, kDave, "1stake", Paying(0, 5000, 0))).code() == 0);
-  const std::string both = cosigned(6000);
+  REQUIRE(chain.Check(chain.Send(kAlice, kDave, "1stake", Paying(0, kGas, 0))).code() == 0);
+  const std::string both = cosigned(2 * kGas);
   REQUIRE(chain.Check(both).code() == 0);
   // Bob's sequence 0 is taken: his next tx must use 1 (it used to be accepted with 0 again).
-  const auto reuse = chain.Check(chain.Send(kBob, kDave, "1stake", Paying(0, 5000, 1)));
+  const auto reuse = chain.Check(chain.Send(kBob, kDave, "1stake", Paying(0, kGas, 1)));
   CHECK(reuse.code() == 32);
   CHECK_THAT(reuse.log(), Catch::Contains("expected 1, got 0"));
   // Replaced again by alice alone: bob's sequence 0 is free again.
-  const std::string alone = chain.Send(kAlice, kDave, "2stake", Paying(0, 7000, 0));
+  const std::string alone = chain.Send(kAlice, kDave, "2stake", Paying(0, 3 * kGas, 0));
   REQUIRE(chain.Check(alone).code() == 0);
-  const std::string bob0 = chain.Send(kBob, kDave, "1stake", Paying(0, 5000, 1));
+  const std::string bob0 = chain.Send(kBob, kDave, "1stake", Paying(0, kGas, 1));
   CHECK(chain.Check(bob0).code() == 0);
   const auto block = Prepare(chain, kT0 + kSecond);
   CHECK(block == std::vector<std::string>{alone, bob0});
