@@ -1372,14 +1372,17 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
       in.parked = tx.nonce != base;
     }
   }
-  const std::string waits = " (this tx waits for sequence " + std::to_string(missing) + ")";
+  // For messages only (built when one is: not on the accepting path).
+  const auto waits = [missing] {
+    return " (this tx waits for sequence " + std::to_string(missing) + ")";
+  };
   const std::size_t sender_parked = sender.rec != nullptr ? sender.rec->parked() : 0;
   if (in.parked && replaced == nullptr && sender_parked >= config_.max_parked_per_sender) {
     collect_promoted(sender.rec);
     return reject(RejectReason::kParkedCap,
                   "sender has " + std::to_string(sender_parked) +
                       " txs parked behind a sequence gap in the mempool, the limit is " +
-                      std::to_string(config_.max_parked_per_sender) + waits);
+                      std::to_string(config_.max_parked_per_sender) + waits());
   }
 
   // Room, decided before anything changes.
@@ -1411,7 +1414,7 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
                           std::to_string(st.bytes) + " bytes; ";
     if (plan.needed.is_max()) {
       message += in.parked ? "a tx behind a sequence gap evicts only parked txs, and none would "
-                             "make room" + waits + ": send that sequence first"
+                             "make room" + waits() + ": send that sequence first"
                            : "no priority would make room for this tx (" +
                                  std::to_string(tx_bytes) + " bytes)";
     } else {
@@ -1419,7 +1422,7 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
       message += std::string(in.parked ? "a parked tx" : "a tx") + " needs a fee per gas above " +
                  Priority::FromQ64(plan.needed.q64() - 1).ToDecimal() +
                  " to evict (this one offers " + tx.priority.ToDecimal() + ")" +
-                 (in.parked ? waits : "");
+                 (in.parked ? waits() : "");
     }
     return reject(parked_full ? RejectReason::kParkedCap : RejectReason::kFull,
                   std::move(message));

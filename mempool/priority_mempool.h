@@ -227,9 +227,10 @@ struct InsertResult {
   // (this one offers 0.02)", "replacement of sequence 7 needs a fee per gas of at least 0.0275
   // (+10%), got 0.026". Fees per gas print as Priority::ToDecimal.
   std::string message;
-  // kReplacementUnderpriced: the bump threshold. kFull: the least priority that would have been
-  // accepted (at least the replacement threshold when it replaces), or Priority::Max() when none
-  // would (the tx is larger than the pool, or only its own predecessors stand in the way).
+  // kReplacementUnderpriced: the bump threshold. kFull, and kParkedCap when max_parked stood in
+  // the way: the least priority that would have been accepted (at least the replacement
+  // threshold when it replaces), or Priority::Max() when none would (the tx is larger than the
+  // pool, only its own predecessors stand in the way, or a parked tx would need a ready victim).
   // Priority::MinFeeFor(gas) turns it into the fee the tx would need.
   Priority needed_priority;
   EntryPtr replaced;              // the entry this one replaced (same sender, same ordered nonce)

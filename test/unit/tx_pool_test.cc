@@ -682,6 +682,50 @@ TEST_CASE("fees and sends are reserved across a payer's pooled txs, ready and pa
   CHECK(c2.app().tx_pool().Reserved(kCarol.address).ToString() == "2001stake");
 }
 
+TEST_CASE("the fee an underpriced tx would need is named in its denoms, or the chain's",
+          "[tx_pool]") {
+  TestChain chain({{kAlice, "1000000000stake"}, {kBob, "1000000000atom,1000000000stake"}}, "",
+                  PoolOptions(1));
+  chain.Block({}, kT0);
+  REQUIRE(chain.Check(chain.Send(kAlice, kDave, "1stake", Paying(0, 2 * kGas, 0))).code() == 0);
+  // Two fee coins: the priority is the least one's, so each must reach the fee named.
+  SendOptions two = Paying(0, 0, 1);
+  two.fee = "300000atom,300000stake";
+  auto refused = chain.Check(chain.Send(kBob, kDave, "1stake", two));
+  CHECK(refused.code() == 20);
+  CHECK(refused.log() == "mempool is full: 1 txs, " +
+                             std::to_string(chain.Send(kAlice, kDave, "1stake",
+                                                       Paying(0, 2 * kGas, 0))
+                                                .size()) +
+                             " bytes; a tx needs a fee per gas above 2 to evict (this one offers "
+                             "1.5); with its gas limit of 200000 that is a fee of at least 400001 "
+                             "of each of atom, stake");
+  // No fee at all: the chain's denom.
+  SendOptions none = Paying(0, 0, 1);
+  none.fee = "";
+  refused = chain.Check(chain.Send(kBob, kDave, "1stake", none));
+  CHECK(refused.code() == 20);
+  CHECK_THAT(refused.log(), Catch::EndsWith("(this one offers 0); with its gas limit of 200000 "
+                                            "that is a fee of at least 400001stake"));
+}
+
+TEST_CASE("a tx whose fee and sends add up past 2^256 is refused with code 5", "[tx_pool]") {
+  TestChain chain = Chain();
+  chain.Block({}, kT0);
+  const std::string max256 =
+      "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+  const auto res = chain.Check(chain.Send(kAlice, kBob, max256 + "stake", Paying(0, 1, 0)));
+  CHECK(res.code() == 5);
+  CHECK(res.log() == "insufficient funds: the tx's fee and sends add up past any balance");
+  // Below that, a send the balance cannot cover is refused by the reservation check.
+  const auto big = chain.Check(chain.Send(kAlice, kBob, "2000000000stake", Paying(0, 1, 0)));
+  CHECK(big.code() == 5);
+  CHECK(big.log() == "insufficient funds: " + kAlice.bech32 +
+                         " has 1000000000stake committed, its txs in the mempool reserve 0stake "
+                         "for fees and sends (ready and parked alike), and this tx needs "
+                         "2000000001stake more");
+}
+
 TEST_CASE("parked txs expire with their own reason, counted and answered", "[tx_pool]") {
   app::AppOptions options;
   options.mempool_parked_ttl_blocks = 1;
