@@ -108,6 +108,8 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   store_options.block_cache_bytes = config.block_cache_bytes;
   store_options.value_cache_bytes = config.value_cache_bytes;
   store_options.verify_on_open = config.verify_on_open;
+  store_options.recent_versions = config.recent_versions;
+  store_options.rebuild_cache = config.rebuild_cache;
   const auto open_start = std::chrono::steady_clock::now();
   Result<std::unique_ptr<store::MerkleStore>> db = store::MerkleStore::Open(store_options);
   if (!db.ok()) {
@@ -126,6 +128,9 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   app_options.genesis_limits.max_value_bytes = config.max_value_bytes;
   app_options.min_gas_prices = *ante::ParseGasPrices(config.min_gas_prices);  // validated
   app_options.signature_threads = config.signature_threads;
+  app_options.query.simulate_max_tx_bytes = config.simulate_max_tx_bytes;
+  app_options.query.simulate_max_msgs = config.simulate_max_msgs;
+  app_options.query.simulate_max_gas = config.simulate_max_gas;
   app_options.mempool.max_txs = config.mempool_max_txs;
   app_options.mempool.max_bytes = config.mempool_max_bytes;
   app_options.mempool.max_tx_bytes = config.mempool_max_tx_bytes;
@@ -168,6 +173,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   options.max_frame_bytes = config.max_frame_bytes;
   options.max_pending_requests = config.max_pending_requests;
   options.io_threads = config.io_threads;
+  options.query_threads = config.query_threads;
   options.observer = metrics.get();
   abci::Server server(**application, options);
   std::string error;

@@ -31,33 +31,42 @@ ATTACKER_COINS = 1_000_000
 STALL = "25s"
 
 
-def test_parked_flood():
+def setup_flood(node):
+    """Configures the node (not started) for the flood: genesis accounts, a pool of 320,
+    block.max_gas for every honest tx, timeout_commit = STALL. Returns the signed txs (good: the
+    300 honest ones, flood: the 5 x 64 parked ones, late: the next honest tx). Also used by
+    scripts/mempool_figures.py, which measures the same flood on any kairosd."""
     honest = [f"h{i:02d}" for i in range(HONEST)]
     attackers = [f"a{i}" for i in range(ATTACKERS)]
+    for who in honest + ["late"]:
+        node.add_local_key(who)
+        node.add_genesis_account(who, f"1000000000{DENOM}")
+    for who in attackers:
+        node.add_local_key(who)
+        node.add_genesis_account(who, f"{ATTACKER_COINS}{DENOM}")
+    node.add_local_key("sink")
+    # Room for every honest tx in block 1.
+    node.set_consensus_params({"block.max_gas": (HONEST * SEQUENCES + 10) * GAS})
+    node.configure_cometbft({"consensus.timeout_commit": STALL})
+    node.configure_kairosd({"mempool.max_txs": "320"})
+    numbers = {w: node.genesis_account_number(w) for w in honest + attackers + ["late"]}
+
+    def send(frm, sequence, fee):
+        return node.build_send(frm, "sink", f"1{DENOM}", account_number=numbers[frm],
+                               fee=f"{fee}{DENOM}", gas_limit=GAS, sequence=sequence)
+
+    good = [send(h, seq, 2500) for seq in range(SEQUENCES) for h in honest]
+    flood = [send(a, seq, ATTACKER_COINS - 1) for a in attackers
+             for seq in range(1, PARKED_EACH + 1)]
+    return good, flood, send("late", 0, 2500)
+
+
+def test_parked_flood():
+    attackers = [f"a{i}" for i in range(ATTACKERS)]
     with harness.Node("mp-flood") as node:
-        for who in honest + ["late"]:
-            node.add_local_key(who)
-            node.add_genesis_account(who, f"1000000000{DENOM}")
-        for who in attackers:
-            node.add_local_key(who)
-            node.add_genesis_account(who, f"{ATTACKER_COINS}{DENOM}")
         node.add_key("kim")
         node.add_genesis_account("kim", f"1000000000{DENOM}")
-        node.add_local_key("sink")
-        # Room for every honest tx in block 1.
-        node.set_consensus_params({"block.max_gas": (HONEST * SEQUENCES + 10) * GAS})
-        node.configure_cometbft({"consensus.timeout_commit": STALL})
-        node.configure_kairosd({"mempool.max_txs": "320"})
-        numbers = {w: node.genesis_account_number(w) for w in honest + attackers + ["late"]}
-
-        def send(frm, sequence, fee):
-            return node.build_send(frm, "sink", f"1{DENOM}", account_number=numbers[frm],
-                                   fee=f"{fee}{DENOM}", gas_limit=GAS, sequence=sequence)
-
-        good = [send(h, seq, 2500) for seq in range(SEQUENCES) for h in honest]
-        flood = [send(a, seq, ATTACKER_COINS - 1) for a in attackers
-                 for seq in range(1, PARKED_EACH + 1)]
-        late = send("late", 0, 2500)
+        good, flood, late = setup_flood(node)
         # Signed before the start: the steps must fit in timeout_commit before block 1.
         node.start()
         node.rpc_eventually("status", timeout=30)

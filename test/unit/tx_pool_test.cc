@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/kairos_app.h"
@@ -542,13 +544,17 @@ TEST_CASE("property: ProcessProposal accepts whatever PrepareProposal builds", "
 namespace kairos::test {
 namespace {
 
-kairos::mempool::v1::QuerySenderTxsResponse SenderTxs(TestChain& chain, const TestKey& key) {
+abci_pb::RequestQuery SenderTxsQuery(const TestKey& key) {
   kairos::mempool::v1::QuerySenderTxsRequest q;
   q.set_address(key.bech32);
   abci_pb::RequestQuery req;
   req.set_path("/kairos.mempool.v1.Query/SenderTxs");
   req.set_data(q.SerializeAsString());
-  const auto res = chain.app().Query(req);
+  return req;
+}
+
+kairos::mempool::v1::QuerySenderTxsResponse SenderTxs(TestChain& chain, const TestKey& key) {
+  const auto res = chain.app().Query(SenderTxsQuery(key));
   REQUIRE(res.code() == 0);
   kairos::mempool::v1::QuerySenderTxsResponse r;
   REQUIRE(r.ParseFromString(res.value()));
@@ -625,6 +631,69 @@ TEST_CASE("a parked tx's answer says it is parked and what it waits for, and Sen
   CHECK(res.code() == 18);
   CHECK(res.log() == "invalid request: /kairos.mempool.v1.Query/SenderTxs: invalid address "
                      "\"kairos1nope\"");
+}
+
+TEST_CASE("SenderTxs answers consistent snapshots from another thread while txs arrive and park",
+          "[tx_pool]") {
+  // The query thread's path (app/query_router.h): KairosApp::Query from a second thread while
+  // this one runs CheckTx (parking and promoting alice's txs) and blocks. Each answer must be one
+  // state of the pool: sequences increasing from the committed one, the ready ones contiguous up
+  // to next_sequence, the rest parked above it.
+  TestChain chain = Chain();
+  chain.Block({}, kT0);
+  std::atomic<bool> done{false}, failed{false};
+  std::atomic<int> answers{0};
+  std::string error;  // the first inconsistency: written by the reader before `failed`
+  std::thread reader([&] {
+    while (!done.load() && error.empty()) {
+      const auto res = chain.app().Query(SenderTxsQuery(kAlice));  // no Catch macros here
+      kairos::mempool::v1::QuerySenderTxsResponse r;
+      if (res.code() != 0 || !r.ParseFromString(res.value())) {
+        error = "answer " + std::to_string(res.code()) + ": " + res.log();
+        failed = true;
+        break;
+      }
+      std::uint64_t ready = 0, last = 0;
+      for (int i = 0; i < r.txs_size(); ++i) {
+        const auto& t = r.txs(i);
+        const bool is_parked = t.state() == kairos::mempool::v1::PooledTx::STATE_PARKED;
+        if ((i > 0 && t.sequence() <= last) || t.sequence() < r.committed_sequence() ||
+            t.sequence() == r.next_sequence() || is_parked != (t.sequence() > r.next_sequence())) {
+          error = "inconsistent answer: " + r.ShortDebugString();
+          break;
+        }
+        last = t.sequence();
+        ready += is_parked ? 0 : 1;
+      }
+      if (error.empty() && ready != r.next_sequence() - r.committed_sequence()) {
+        error = "ready txs not contiguous: " + r.ShortDebugString();
+      }
+      if (!error.empty()) failed = true;
+      answers.fetch_add(1);
+    }
+  });
+  std::uint64_t sequence = 0;
+  for (int block = 1; block <= 6 && !failed.load(); ++block) {
+    for (int pair = 0; pair < 4; ++pair, sequence += 2) {
+      // The later sequence first (parked), then the one it waits for (both become ready).
+      CHECK(chain.Check(chain.Send(kAlice, kBob, "1stake", Paying(sequence + 1, 5000, 0)))
+                .info() == "parked; waiting for sequence " + std::to_string(sequence));
+      CHECK(chain.Check(chain.Send(kAlice, kBob, "1stake", Paying(sequence, 5000, 0))).code() ==
+            0);
+    }
+    const auto txs = Prepare(chain, kT0 + block * 1'000'000'000);
+    CHECK(txs.size() == 8);
+    chain.Block(txs, kT0 + block * 1'000'000'000);
+  }
+  // Let the reader see the final state at least once (bounded by its progress, not by time).
+  const int seen = answers.load();
+  while (answers.load() < seen + 2 && !failed.load()) std::this_thread::yield();
+  done = true;
+  reader.join();
+  INFO(error);
+  CHECK(error.empty());
+  CHECK(answers.load() > 2);
+  CHECK(SenderTxs(chain, kAlice).committed_sequence() == 48);
 }
 
 TEST_CASE("fees and sends are reserved across a payer's pooled txs, ready and parked",
