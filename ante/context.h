@@ -30,6 +30,14 @@ enum class ExecMode {
 
 inline bool IsCheck(ExecMode m) { return m == ExecMode::kCheck || m == ExecMode::kReCheck; }
 
+// A tx's fee per unit of gas as unsigned Q64.64 fixed point (64 integer and 64 fraction bits):
+// the mempool's priority (mempool/priority.h, which has the same representation; ante/ does not
+// depend on mempool/).
+using FeePerGas = unsigned __int128;
+// floor(amount * 2^64 / gas_limit) for the least amount among the fee's coins (the SDK's
+// GetTxPriority takes the least coin), saturated at 2^128 - 1; 0 for no fee or no gas.
+FeePerGas FeePerGasQ64(const Coins& fee, std::uint64_t gas_limit);
+
 // A minimum gas price: `atto_per_gas` is the price in units of 10^-18 denom per gas unit (the
 // SDK's DecCoin precision), so "0.025stake" is {stake, 25 * 10^15}.
 struct GasPrice {
@@ -80,7 +88,7 @@ struct Context {
   // Inline for the usual one or two signers: no allocation per tx.
   boost::container::small_vector<AccountMemoEntry, 2> accounts;
   std::vector<tendermint::abci::Event> events;
-  std::int64_t priority = 0;
+  FeePerGas priority = 0;  // set by DeductFee (FeePerGasQ64)
 
   void Emit(std::string type, std::vector<std::pair<std::string, std::string>> attributes);
   // Whether this mode's events reach anyone: FinalizeBlock's go into the block results (and

@@ -262,16 +262,7 @@ TxStatus DeductFeeDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
                                                    " required: " + req);
     }
   }
-  // priority = min over the fee coins of amount / gas, capped at int64 max.
-  std::int64_t priority = 0;
-  if (tx.gas_limit > 0 && !tx.fee.empty()) {
-    priority = std::numeric_limits<std::int64_t>::max();
-    for (const Coin& c : tx.fee.coins()) {
-      Uint256 per_gas = c.amount / tx.gas_limit;
-      if (per_gas < Uint256(priority)) priority = static_cast<std::int64_t>(per_gas);
-    }
-  }
-  ctx.priority = priority;
+  ctx.priority = FeePerGasQ64(tx.fee, tx.gas_limit);
   if (tx.FeePayer().empty()) {  // only reachable on recheck, which skips ValidateBasic
     return TxStatus::Error(kInvalidRequest, "the tx has no signer to pay its fee");
   }

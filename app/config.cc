@@ -136,6 +136,11 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"parked_ttl_blocks",
             {"an integer from 0 (off) to 1000000000",
              ReadInteger(&Config::mempool_parked_ttl_blocks, 0, 1'000'000'000)}},
+           {"max_parked_per_sender",
+            {"an integer from 0 to 100000",
+             ReadInteger(&Config::mempool_max_parked_per_sender, 0, 100'000)}},
+           {"max_parked", {"an integer from 0 to 100000000",
+                           ReadInteger(&Config::mempool_max_parked, 0, 100'000'000)}},
            {"ttl_duration", {"a duration string such as \"10m\" or \"0s\" (off)",
                              ReadString(&Config::mempool_ttl_duration)}},
            {"recheck_budget", {"a duration string such as \"200ms\"",
@@ -428,7 +433,9 @@ std::string DefaultConfigToml() {
         "# mempool.type = \"app\") fills and PrepareProposal builds blocks from. Local policy,\n"
         "# never consensus. Capacity: a new tx that does not fit evicts strictly lower-priority\n"
         "# txs (each sender's highest sequence first, so no gap appears), else it is refused\n"
-        "# with code 20 and the priority it would need. Priority = fee per unit of gas.\n"
+        "# with code 20 and the fee it would need. Priority = fee per unit of gas, compared\n"
+        "# exactly (gas prices below 1 per gas order too). A tx is admitted only if its payer's\n"
+        "# committed balance covers it after every pooled tx's fee and sends (code 5).\n"
         "max_txs = "
      << d.mempool_max_txs
      << "\n"
@@ -460,6 +467,15 @@ std::string DefaultConfigToml() {
         "# sender's txs and the mempool's space forever.\n"
         "parked_ttl_blocks = "
      << d.mempool_parked_ttl_blocks
+     << "\n"
+        "# Parked txs (code 0, but not proposed, and paying nothing, until the gap fills) one\n"
+        "# sender may have, and the whole pool (code 20 above either). A parked tx never\n"
+        "# evicts a ready one, and parked txs are evicted first.\n"
+        "max_parked_per_sender = "
+     << d.mempool_max_parked_per_sender
+     << "\n"
+        "max_parked = "
+     << d.mempool_max_parked
      << "\n"
         "# After each commit the pool's txs are re-validated (sequence, fee balance, unordered\n"
         "# nonce) for at most this long inside Commit; the rest on demand.\n"

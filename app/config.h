@@ -57,6 +57,8 @@ struct Config {
   std::string mempool_ttl_duration = "0s";   // "0s" = off
   std::string mempool_recheck_budget = "200ms";
   std::int64_t mempool_parked_ttl_blocks = 20;  // 0 = never
+  std::size_t mempool_max_parked_per_sender = 16;
+  std::size_t mempool_max_parked = 1000;
   std::string mempool_regossip_interval = "10s";  // "0s": every ReapTxs returns the whole pool
   // [metrics]
   std::string metrics_address;  // "" = no metrics endpoint; e.g. "127.0.0.1:26661"

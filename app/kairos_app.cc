@@ -161,6 +161,7 @@ pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx& req) {
   pb::ResponseCheckTx res;
   res.set_gas_wanted(static_cast<std::int64_t>(out.gas_wanted));
   res.set_gas_used(static_cast<std::int64_t>(out.gas_used));
+  res.set_info(std::move(out.info));
   if (out.code != 0) {
     res.set_code(out.code);
     res.set_codespace(kCodespaceSdk);
@@ -169,6 +170,7 @@ pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx& req) {
     res.set_log(std::move(out.log));
     return res;
   }
+  res.set_log(std::move(out.log));  // accepted: empty, or "parked: ..." (tx_pool.h)
   for (auto& e : out.events) *res.add_events() = std::move(e);
   return res;
 }

@@ -27,12 +27,15 @@
 // way and also bounds the block's total gas; Commit updates the pool and rechecks it.
 //
 // Queries: Info and Query read committed state only, through store views (app/query_router.h),
-// so kairosd runs them on the ABCI query threads beside blocks (abci.query_threads).
+// and of the mempool only what PriorityMempool answers under its own mutex (stats, a sender's
+// pooled txs), so kairosd runs them on the ABCI query threads beside blocks
+// (abci.query_threads).
 //
 // Thread-safety: every Application method but Info, Query and Echo runs on the ABCI
 // application executor, one at a time (see abci/application.h); those three may run on other
 // threads at the same time, and touch only thread-safe parts: the store's views, the query
-// router's published chain facts, the mempool's stats. The signature cache (also used by
+// router's published chain facts, the mempool's stats and sender listings (never the check
+// state or TxPool's reservations). The signature cache (also used by
 // FinalizeBlock's signature helpers) locks itself.
 #pragma once
 

@@ -135,6 +135,8 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   app_options.mempool.max_bytes = config.mempool_max_bytes;
   app_options.mempool.max_tx_bytes = config.mempool_max_tx_bytes;
   app_options.mempool.max_txs_per_sender = config.mempool_max_txs_per_sender;
+  app_options.mempool.max_parked_per_sender = config.mempool_max_parked_per_sender;
+  app_options.mempool.max_parked = config.mempool_max_parked;
   app_options.mempool.replace_bump_percent =
       static_cast<std::uint32_t>(config.mempool_replace_bump_percent);
   app_options.mempool.ttl_blocks = config.mempool_ttl_blocks;

@@ -280,7 +280,16 @@ TEST_CASE("[mempool] keys are parsed, and bad ones name the key", "[config]") {
   const auto c = MustParse(
       "[mempool]\nmax_txs = 7\nmax_bytes = 4096\nmax_tx_bytes = 1024\nmax_txs_per_sender = 2\n"
       "replace_bump_percent = 25\nttl_blocks = 3\nttl_duration = \"90s\"\n"
-      "recheck_budget = \"50ms\"\nparked_ttl_blocks = 0\nregossip_interval = \"2s\"\n");
+      "recheck_budget = \"50ms\"\nparked_ttl_blocks = 0\nregossip_interval = \"2s\"\n"
+      "max_parked_per_sender = 3\nmax_parked = 40\n");
+  CHECK(c.mempool_max_parked_per_sender == 3);
+  CHECK(c.mempool_max_parked == 40);
+  CHECK(Config{}.mempool_max_parked_per_sender == 16);
+  CHECK(Config{}.mempool_max_parked == 1000);
+  CHECK_THAT(ErrorOf("[mempool]\nmax_parked = -1\n"),
+             Catch::Contains("mempool.max_parked must be an integer from 0 to 100000000"));
+  CHECK_THAT(ErrorOf("[mempool]\nmax_parked_per_sender = 100001\n"),
+             Catch::Contains("mempool.max_parked_per_sender"));
   CHECK(*kairos::app::ParseConfigDuration(c.mempool_regossip_interval, "k") == 2'000'000'000);
   CHECK(Config{}.mempool_regossip_interval == "10s");
   CHECK(c.mempool_max_txs == 7);
