@@ -99,7 +99,8 @@ Status KairosApp::LoadCommitted() {
   } else if (!st.IsNotFound()) {
     return st;
   }
-  // The chain's own limits, fixed at genesis, override the node's configuration.
+  // The chain's limits, fixed at genesis (a store without them, never initialised by InitChain,
+  // keeps the defaults).
   for (auto [key, field] : {std::pair{kKeyMaxKeyBytes, &store::KvLimits::max_key_bytes},
                             std::pair{kKeyMaxValueBytes, &store::KvLimits::max_value_bytes}}) {
     Status st = s.Get(key, &value);
@@ -122,7 +123,6 @@ Status KairosApp::LoadCommitted() {
 KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store, AppOptions options)
     : store_(std::move(store)),
       options_(std::move(options)),
-      limits_(options_.genesis_limits),
       pool_(runner_, auth_, bank_,
             TxPoolOptions{options_.mempool, options_.mempool_recheck_budget_nanos,
                           options_.min_gas_prices, options_.mempool_parked_ttl_blocks,
@@ -554,6 +554,7 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
                        ? req.consensus_params().block().max_gas()
                        : -1;
   auth_.set_params(genesis->auth_params);
+  limits_ = genesis->kv_limits;
 
   store::Branch state(*store_, limits_);
   const auto put = [&](std::string_view key, std::string_view value) {
@@ -563,8 +564,7 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   };
   if (!chain_id_.empty()) put(kKeyChainId, chain_id_);
   put(kKeyInitialHeight, EncodeInt64(initial_height_));
-  // This node's configured limits become the chain's: every node must start from the same
-  // genesis state, and from then on the values in the state rule, whatever the config says.
+  // The chain's limits, from genesis: every node reads them back from the state at start.
   put(kKeyMaxKeyBytes, EncodeInt64(static_cast<std::int64_t>(limits_.max_key_bytes)));
   put(kKeyMaxValueBytes, EncodeInt64(static_cast<std::int64_t>(limits_.max_value_bytes)));
   put(kKeyMaxBlockGas, EncodeInt64(max_block_gas_));
