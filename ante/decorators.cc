@@ -288,6 +288,11 @@ TxStatus DeductFeeDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
   if (tx.FeePayer().empty()) {  // only reachable on recheck, which skips ValidateBasic
     return TxStatus::Error(kInvalidRequest, "the tx has no signer to pay its fee");
   }
+  // No x/feegrant: a granter would be ignored and the payer charged instead. The SDK without
+  // a feegrant keeper refuses it the same way (x/auth/ante/fee.go checkDeductFee).
+  if (!tx.fee_granter.empty()) {
+    return TxStatus::Error(kInvalidRequest, "fee grants are not enabled");
+  }
   if (!tx.fee.empty()) {
     // The payer's account first (read through the memo: SetPubKey reads it next).
     auto payer = ReadAccount(ctx, ak_, tx.FeePayer());

@@ -8,6 +8,7 @@
 #include "ante/sign_doc.h"
 #include "app/big_endian.h"
 #include "app/genesis.h"
+#include "app/header_time.h"
 #include "app/hex.h"
 #include "app/locks/genesis.h"
 #include "app/locks/queries.h"
@@ -608,14 +609,6 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   return res;
 }
 
-static std::int64_t UnixNanos(const google::protobuf::Timestamp& t) {
-  // Header times are far from the int64 range (year 1678..2262); saturate anyway.
-  const long double n = static_cast<long double>(t.seconds()) * 1e9L + t.nanos();
-  if (n > 9.2e18L) return std::numeric_limits<std::int64_t>::max();
-  if (n < -9.2e18L) return std::numeric_limits<std::int64_t>::min();
-  return t.seconds() * 1'000'000'000 + t.nanos();
-}
-
 std::unique_ptr<store::Branch> KairosApp::ProposalState(std::int64_t time_unix_nanos) const {
   auto scratch = std::make_unique<store::Branch>(*store_, limits_);
   if (store_->version() == 0) scratch->Apply(genesis_);
@@ -658,7 +651,7 @@ pb::ResponsePrepareProposal KairosApp::PrepareProposal(const pb::RequestPrepareP
   for (const std::string& tx : req.txs()) {
     if (!pool_.Contains(crypto::Sha256(tx))) pool_.CheckNew(tx, next);
   }
-  const std::int64_t time = UnixNanos(req.time());
+  const std::int64_t time = UnixNanosOf(req.time());
   auto scratch = ProposalState(time);
   const ante::BlockInfo block{chain_id_, req.height(), time, max_block_gas_};
   pb::ResponsePrepareProposal res;
@@ -672,7 +665,7 @@ pb::ResponsePrepareProposal KairosApp::PrepareProposal(const pb::RequestPrepareP
 
 pb::ResponseProcessProposal KairosApp::ProcessProposal(const pb::RequestProcessProposal& req) {
   pb::ResponseProcessProposal res;
-  if (auto fault = CheckProposal(req.txs(), req.height(), UnixNanos(req.time()))) {
+  if (auto fault = CheckProposal(req.txs(), req.height(), UnixNanosOf(req.time()))) {
     Log()->warn("ProcessProposal {}: REJECT, tx {} of {}: {}", req.height(), fault->index,
                 req.txs_size(), fault->reason);
     res.set_status(pb::ResponseProcessProposal::REJECT);
@@ -725,7 +718,7 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
                              " but the next height is " + std::to_string(expected) +
                              " (last committed " + std::to_string(last) + ")");
   }
-  const std::int64_t block_time = UnixNanos(req.time());
+  const std::int64_t block_time = UnixNanosOf(req.time());
   // Always from the last committed state: a block re-sent after a crash, or a second
   // FinalizeBlock before Commit, gives the same result.
   store::Branch block(*store_, limits_);

@@ -1,6 +1,6 @@
 // The ante's work per signer stays bounded and cheap before the fee is taken: the signature
 // limit is checked before any state is read, the account memo is keyed, tx decoding lists the
-// unique signers in linear time.
+// unique signers in linear time; and a fee granter is refused (no x/feegrant) before any read.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -209,6 +209,51 @@ TEST_CASE("with many signers the memo charges exactly the store reads it saves",
     return ctx.gas.consumed();
   };
   CHECK(gas_of(false) == gas_of(true));
+}
+
+TEST_CASE("DeductFee refuses a fee granter (18) before reading state", "[ante]") {
+  Signers s(2);
+  const ante::Tx tx = s.Tx("10stake", s.keys[1].address);
+  REQUIRE(tx.fee_granter == s.keys[1].address);
+  for (const ante::ExecMode mode : {ante::ExecMode::kCheck, ante::ExecMode::kFinalize,
+                                    ante::ExecMode::kSimulate}) {
+    ante::Context ctx = s.NewContext(mode);
+    CountingKv counted(s.state);
+    ctx.store = &counted;
+    std::vector<std::unique_ptr<ante::Decorator>> one;
+    one.push_back(std::make_unique<ante::DeductFeeDecorator>(s.auth, s.bank));
+    const ante::TxStatus st = ante::AntePipeline(std::move(one)).Run(ctx, tx);
+    CHECK(st.code() == 18);
+    CHECK(st.codespace() == "sdk");
+    CHECK(st.log() == "fee grants are not enabled: invalid request");
+    CHECK(counted.accesses == 0);
+  }
+  // Without a fee too: the granter is refused, not ignored.
+  ante::Context ctx = s.NewContext();
+  ctx.store = &s.state;
+  std::vector<std::unique_ptr<ante::Decorator>> one;
+  one.push_back(std::make_unique<ante::DeductFeeDecorator>(s.auth, s.bank));
+  CHECK(ante::AntePipeline(std::move(one)).Run(ctx, s.Tx("", s.keys[1].address)).code() == 18);
+}
+
+TEST_CASE("a fee granter is refused through CheckTx and FinalizeBlock, and nobody pays",
+          "[ante]") {
+  const TestKey alice = MakeKey("granter-alice"), bob = MakeKey("granter-bob");
+  TestChain chain({{alice, "1000stake"}, {bob, "1000stake"}});
+  chain.Block({}, kT0);
+  SendOptions o;
+  o.fee = "100stake";
+  app::TxSpec spec = SpecOf({MakeSend(alice, bob, "1stake")}, o);
+  spec.fee_granter = bob.address;
+  const std::string tx = app::BuildSignedTx(spec, {SignerOf(alice, 0, 0)}, TestChain::kChainId);
+  const auto check = chain.Check(tx);
+  CHECK(check.code() == 18);
+  CHECK(check.log() == "fee grants are not enabled: invalid request");
+  const auto block = chain.Block({tx}, kT0 + kSecond);
+  REQUIRE(block.tx_results_size() == 1);
+  CHECK(block.tx_results(0).code() == 18);
+  CHECK(chain.Balance(alice) == "1000");
+  CHECK(chain.Balance(bob) == "1000");
 }
 
 TEST_CASE("tx decoding lists each signer once, in first-message order, however many",
