@@ -3,9 +3,11 @@
 // Thread model: every method is called on the one application executor thread, one call at
 // a time, whichever of CometBFT's four connections the request came from (as CometBFT's own
 // Go server serialises them under one mutex). An implementation therefore needs no locking
-// for state that only these methods touch. Calls on one connection arrive in that
-// connection's request order; there is no ordering across connections beyond what CometBFT
-// itself guarantees (e.g. it flushes the mempool connection before Commit).
+// for state that only these methods touch. The exception: with ServerOptions::query_threads
+// > 0, Echo, Info and Query run on query threads, concurrently with the other methods and with
+// each other, and must be thread-safe (read committed state only). Calls on one connection
+// run in that connection's request order; there is no ordering across connections beyond what
+// CometBFT itself guarantees (e.g. it flushes the mempool connection before Commit).
 //
 // Errors: an invalid tx or query is answered with a non-zero code in the response, never by
 // throwing. A method throws only when the node itself is broken; the dispatcher turns that into
@@ -22,7 +24,7 @@ class Application {
  public:
   virtual ~Application() = default;
 
-  // Info/query connection.
+  // Info/query connection (on a query thread when the server has them: see above).
   virtual pb::ResponseEcho Echo(const pb::RequestEcho& req);
   virtual pb::ResponseInfo Info(const pb::RequestInfo& req) = 0;
   virtual pb::ResponseQuery Query(const pb::RequestQuery& req) = 0;

@@ -65,6 +65,9 @@ Connection<Socket>::Connection(Socket socket, const ConnectionContext& ctx, std:
       reader_wake_(socket_.get_executor()) {}
 
 template <class Socket>
+Connection<Socket>::~Connection() = default;
+
+template <class Socket>
 void Connection<Socket>::Start() {
   Log()->info("connection {} opened from {}", id_, peer_);
   auto self = this->shared_from_this();
@@ -143,16 +146,47 @@ void Connection<Socket>::Submit(std::unique_ptr<Batch>* batch) {
   slots_.push_back(Slot{{}, count, false});
   pending_requests_ += count;
   const std::size_t reserve = std::min<std::size_t>((*batch)->bytes, 1 << 20) + 16 * count;
-  asio::post(ctx_.app_executor, [self = this->shared_from_this(), b = std::move(*batch), seq,
-                                 reserve] {
+  std::unique_ptr<Batch> b = std::exchange(*batch, std::make_unique<Batch>());
+  const bool read_only =
+      ctx_.query_executor != nullptr &&
+      std::all_of(b->requests.begin(), b->requests.end(), [](const pb::Request* r) {
+        const auto c = r->value_case();
+        return c == pb::Request::kQuery || c == pb::Request::kInfo ||
+               c == pb::Request::kEcho || c == pb::Request::kFlush;
+      });
+  const auto query = static_cast<std::size_t>(Lane::kQuery);
+  const auto app = static_cast<std::size_t>(Lane::kApp);
+  if (!deferred_.empty() || (!read_only && in_flight_[query] > 0)) {
+    deferred_.push_back(Deferred{seq, reserve, std::move(b)});
+    return;
+  }
+  Dispatch(seq, reserve, std::move(b),
+           read_only && in_flight_[app] == 0 ? Lane::kQuery : Lane::kApp);
+}
+
+template <class Socket>
+void Connection<Socket>::Dispatch(std::uint64_t seq, std::size_t reserve,
+                                  std::unique_ptr<Batch> batch, Lane lane) {
+  ++in_flight_[static_cast<std::size_t>(lane)];
+  asio::io_context& executor = lane == Lane::kQuery ? *ctx_.query_executor : ctx_.app_executor;
+  asio::post(executor, [self = this->shared_from_this(), b = std::move(batch), seq, reserve,
+                        lane] {
     std::string out;
     out.reserve(reserve);
     for (const pb::Request* req : b->requests) self->ctx_.dispatcher.HandleInto(*req, &out);
-    asio::post(self->socket_.get_executor(), [self, seq, out = std::move(out)]() mutable {
-      self->Complete(seq, std::move(out));
+    asio::post(self->socket_.get_executor(), [self, seq, lane, out = std::move(out)]() mutable {
+      self->Complete(seq, std::move(out), lane);
     });
   });
-  *batch = std::make_unique<Batch>();
+}
+
+template <class Socket>
+void Connection<Socket>::DispatchDeferred() {
+  while (!deferred_.empty()) {
+    Deferred d = std::move(deferred_.front());
+    deferred_.pop_front();
+    Dispatch(d.seq, d.reserve, std::move(d.batch), Lane::kApp);
+  }
 }
 
 template <class Socket>
@@ -163,12 +197,14 @@ void Connection<Socket>::PushReady(std::string bytes) {
 }
 
 template <class Socket>
-void Connection<Socket>::Complete(std::uint64_t seq, std::string bytes) {
+void Connection<Socket>::Complete(std::uint64_t seq, std::string bytes, Lane lane) {
+  --in_flight_[static_cast<std::size_t>(lane)];
   if (closed_) return;
   Slot& slot = slots_[seq - first_seq_];
   slot.bytes = std::move(bytes);
   slot.ready = true;
   if (seq == first_seq_) writer_wake_.cancel();
+  if (in_flight_[static_cast<std::size_t>(Lane::kQuery)] == 0) DispatchDeferred();
 }
 
 template <class Socket>
@@ -247,6 +283,7 @@ void Connection<Socket>::Close(const std::string& reason) {
                 requests_total_, reason);
   }
   slots_.clear();
+  deferred_.clear();
   pending_requests_ = 0;
   if (on_closed_) {
     auto cb = std::move(on_closed_);

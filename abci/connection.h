@@ -1,9 +1,9 @@
-// One ABCI socket connection: reads frames, hands requests to the application executor in
-// batches, and writes the responses back strictly in request order.
+// One ABCI socket connection: reads frames, hands requests to the application executor (or, for
+// read-only ones, the query executor) in batches, and writes the responses back strictly in
+// request order.
 //
-// Thread-safety: all state is touched only on the connection's strand. The application
-// executor posts completed batches back to that strand. See abci/README.md for the whole
-// thread model.
+// Thread-safety: all state is touched only on the connection's strand. The executors post
+// completed batches back to that strand. See abci/README.md for the whole thread model.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +29,10 @@ namespace asio = boost::asio;
 // What a connection needs from the server that owns it.
 struct ConnectionContext {
   asio::io_context& app_executor;  // the single application executor
-  Dispatcher& dispatcher;          // only used on app_executor
+  // Where batches of only Info, Query, Echo and Flush requests run (the query connection's);
+  // null: on app_executor too.
+  asio::io_context* query_executor;
+  Dispatcher& dispatcher;  // used on both executors
   std::size_t max_frame_bytes;
   std::size_t max_pending_requests;  // reading pauses while this many await their response
 };
@@ -54,6 +57,7 @@ class Connection final : public ConnectionHandle,
   // REQUIRES: `socket` uses a strand executor; `ctx` outlives the connection.
   Connection(Socket socket, const ConnectionContext& ctx, std::uint64_t id, std::string peer,
              OnClosed on_closed);
+  ~Connection() override;  // in connection.cc, where Batch is complete
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
@@ -72,17 +76,31 @@ class Connection final : public ConnectionHandle,
   };
 
   struct Batch;
+  // Which executor runs a batch.
+  enum class Lane { kApp, kQuery };
+  // A batch waiting for this connection's batches on the query executor to finish.
+  struct Deferred {
+    std::uint64_t seq;
+    std::size_t reserve;
+    std::unique_ptr<Batch> batch;
+  };
 
   asio::awaitable<void> ReadLoop();
   asio::awaitable<void> WriteLoop();
   // Parses every complete frame in the decoder. Returns false on a protocol error (then the
   // connection is closing).
   bool TakeFrames();
-  // Queues `batch` for the application executor behind a new slot; resets it to empty.
+  // Queues `batch` for an executor behind a new slot; resets it to empty. One connection's
+  // batches always run in its request order: a read-only batch goes to the query executor
+  // only while none of the connection's batches is on the application executor, and any other
+  // batch waits (deferred_) until none is on the query executor.
   void Submit(std::unique_ptr<Batch>* batch);
+  void Dispatch(std::uint64_t seq, std::size_t reserve, std::unique_ptr<Batch> batch, Lane lane);
+  // Hands the deferred batches, in order, to the application executor.
+  void DispatchDeferred();
   // Queues an already-answered slot (Flush) behind every earlier one.
   void PushReady(std::string bytes);
-  void Complete(std::uint64_t seq, std::string bytes);
+  void Complete(std::uint64_t seq, std::string bytes, Lane lane);
   void Close(const std::string& reason);
 
   Socket socket_;
@@ -96,6 +114,8 @@ class Connection final : public ConnectionHandle,
   std::uint64_t first_seq_ = 0;  // sequence number of slots_.front()
   std::size_t pending_requests_ = 0;
   std::uint64_t requests_total_ = 0;
+  std::size_t in_flight_[2] = {0, 0};  // batches on each executor (by Lane)
+  std::deque<Deferred> deferred_;
 
   asio::steady_timer writer_wake_;  // cancelled when a slot becomes ready
   asio::steady_timer reader_wake_;  // cancelled when the pending count falls

@@ -1,9 +1,12 @@
 #include "abci/server.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -28,6 +31,8 @@ namespace {
 using tcp = asio::ip::tcp;
 using unix_proto = asio::local::stream_protocol;
 constexpr char kAddressForm[] = "tcp://HOST:PORT or unix:///PATH";
+// The query threads' nice value (the executor keeps the process's, normally 0).
+constexpr int kQueryThreadNice = 10;
 }  // namespace
 
 bool ParseListenAddress(const std::string& text, ListenAddress* out, std::string* error) {
@@ -75,8 +80,10 @@ struct Server::Impl {
       : options(std::move(opts)),
         io(static_cast<int>(std::max<std::size_t>(1, options.io_threads))),
         app_executor(1),
+        query_executor(static_cast<int>(std::max<std::size_t>(1, options.query_threads))),
         dispatcher(app, options.observer),
-        ctx{app_executor, dispatcher, options.max_frame_bytes, options.max_pending_requests},
+        ctx{app_executor, options.query_threads > 0 ? &query_executor : nullptr, dispatcher,
+            options.max_frame_bytes, options.max_pending_requests},
         control(asio::make_strand(io)),
         signals(io),
         drain_timer(control),
@@ -92,6 +99,7 @@ struct Server::Impl {
   ListenAddress address;
   asio::io_context io;
   asio::io_context app_executor;
+  asio::io_context query_executor;
   Dispatcher dispatcher;
   ConnectionContext ctx;
   std::optional<tcp::acceptor> tcp_acceptor;
@@ -285,6 +293,18 @@ void Server::Run() {
 
   auto app_work = asio::make_work_guard(s.app_executor);
   std::thread app_thread([&s] { s.app_executor.run(); });
+  auto query_work = asio::make_work_guard(s.query_executor);
+  std::vector<std::thread> query_threads;
+  for (std::size_t i = 0; i < s.options.query_threads; ++i) {
+    query_threads.emplace_back([&s] {
+      // Below the executor's priority: when the cores are busy, a block's work goes first.
+      // (Linux: setpriority on a thread id sets that thread's nice value.)
+      if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kQueryThreadNice) != 0) {
+        Log()->warn("query thread: could not lower its priority: {}", std::strerror(errno));
+      }
+      s.query_executor.run();
+    });
+  }
   std::vector<std::thread> io_threads;
   for (std::size_t i = 1; i < s.options.io_threads; ++i) {
     io_threads.emplace_back([&s] { s.io.run(); });
@@ -292,7 +312,9 @@ void Server::Run() {
   s.io.run();  // returns once the acceptors, connections and timers are all done
   for (auto& t : io_threads) t.join();
   app_work.reset();
+  query_work.reset();
   app_thread.join();
+  for (auto& t : query_threads) t.join();
   Log()->info("ABCI server stopped");
 }
 

@@ -1,6 +1,7 @@
 // The ABCI socket server: a listener on tcp://HOST:PORT or unix:///PATH, one Connection per
-// accepted socket, I/O threads for the sockets and one application executor thread that runs
-// every Application call.
+// accepted socket, I/O threads for the sockets, one application executor thread that runs
+// every Application call except the read-only ones, and query threads (query_threads) that run
+// Info, Query and Echo beside it at a lower CPU priority.
 //
 // Thread-safety: Listen() and Run() are called from one thread (main); Stop() may be called
 // from any thread, including a signal handler's completion. See abci/README.md.
@@ -22,10 +23,15 @@ struct ServerOptions {
   std::size_t max_frame_bytes = 256u << 20;  // 256 MiB
   std::size_t max_pending_requests = 4096;   // per connection, before reading pauses
   std::size_t io_threads = 1;
+  // Threads that serve batches of only Info, Query, Echo and Flush (CometBFT's query
+  // connection) beside the application executor, at a lower CPU priority (nice +10), so that
+  // a heavy query never delays a block. The Application's Info, Query and Echo must then be
+  // safe to call concurrently with its other methods. 0: they run on the application executor.
+  std::size_t query_threads = 0;
   std::chrono::milliseconds drain_timeout{5000};  // on shutdown, then connections are cut
   bool handle_signals = true;                     // SIGINT/SIGTERM -> graceful Stop()
-  // Told about each request served on the application executor (metrics); null: none.
-  // REQUIRES: outlives the server.
+  // Told about each request served, on the executor that served it (metrics); null: none.
+  // REQUIRES: outlives the server, and is thread-safe when query_threads > 0.
   RequestObserver* observer = nullptr;
 };
 

@@ -102,6 +102,9 @@ struct Context {
   // This node's fee policy, used in CheckTx only: the caller's, not a copy (null = none).
   const std::vector<GasPrice>* min_gas_prices = nullptr;
   GasMeter gas;
+  // The meter's limit in simulate mode (the tx's own limit applies in the other modes): what a
+  // simulation may cost the node that runs it.
+  std::uint64_t simulate_gas_limit = GasMeter::kInfinite;
   KvGasConfig kv_gas;               // what `store` charges
   store::KvStore* store = nullptr;  // the gas-metered branch of this step
   // Valid for the ante's branch only: cleared when `store` moves to the messages' branch.

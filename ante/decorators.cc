@@ -143,7 +143,7 @@ bool VerifyTxSignature(const PubKey& key, std::string_view sign_bytes,
 
 TxStatus SetUpContextDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
   if (ctx.mode == ExecMode::kSimulate) {
-    ctx.gas.set_limit(GasMeter::kInfinite);
+    ctx.gas.set_limit(ctx.simulate_gas_limit);
   } else {
     ctx.gas.set_limit(tx.gas_limit);
   }

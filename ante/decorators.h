@@ -25,7 +25,6 @@
 
 #include <array>
 #include <cstddef>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,6 +35,7 @@
 #include "ante/errors.h"
 #include "ante/keepers.h"
 #include "ante/tx.h"
+#include "store/seeded_hash.h"
 
 namespace kairos::ante {
 
@@ -76,17 +76,11 @@ class SignatureCache {
   void Add(const Key& key);
 
  private:
-  // The key is a digest: its first 8 bytes are as good a hash as any.
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      std::size_t h;
-      std::memcpy(&h, k.data(), sizeof h);
-      return h;
-    }
-  };
   std::size_t capacity_;
   mutable std::mutex mu_;
-  std::unordered_set<Key, KeyHash> verified_;
+  // Seeded (store/seeded_hash.h): the key is a digest of bytes the sender chooses (sign bytes,
+  // signature), so its first 8 bytes can be ground for collisions in the bits a table uses.
+  std::unordered_set<Key, store::SeededHash> verified_;
 };
 
 // Verifies one signature, through the cache when there is one.

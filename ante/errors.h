@@ -29,6 +29,7 @@ enum SdkCode : std::uint32_t {
   kNoSignatures = 15,
   kInvalidRequest = 18,
   kTxTooLarge = 21,
+  kKeyNotFound = 22,
   kInvalidHeight = 26,
   kTxTimeoutHeight = 30,
   kUnknownExtensionOptions = 31,

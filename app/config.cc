@@ -63,6 +63,8 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"max_pending_requests", {"an integer from 1 to 1048576",
                                      ReadInteger(&Config::max_pending_requests, 1, 1 << 20)}},
            {"io_threads", {"an integer from 1 to 64", ReadInteger(&Config::io_threads, 1, 64)}},
+           {"query_threads", {"an integer from 0 to 64",
+                              ReadInteger(&Config::query_threads, 0, 64)}},
        }},
       {"log",
        {
@@ -91,6 +93,20 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"value_cache_bytes", {"an integer from 0 to 68719476736",
                                   ReadInteger(&Config::value_cache_bytes, 0, 64ll << 30)}},
            {"verify_on_open", {"a boolean", ReadBool(&Config::verify_on_open)}},
+           {"recent_versions", {"an integer from 0 to 1000",
+                                ReadInteger(&Config::recent_versions, 0, 1000)}},
+           {"rebuild_cache", {"an integer from 0 to 1000",
+                              ReadInteger(&Config::rebuild_cache, 0, 1000)}},
+       }},
+      {"query",
+       {
+           {"simulate_max_tx_bytes", {"an integer from 64 to 104857600",
+                                      ReadInteger(&Config::simulate_max_tx_bytes, 64, 100 << 20)}},
+           {"simulate_max_msgs", {"an integer from 1 to 100000",
+                                  ReadInteger(&Config::simulate_max_msgs, 1, 100'000)}},
+           {"simulate_max_gas", {"an integer from 1 to 9223372036854775807",
+                                 ReadInteger(&Config::simulate_max_gas, 1,
+                                             std::numeric_limits<std::int64_t>::max())}},
        }},
       {"tx",
        {
@@ -314,6 +330,12 @@ std::string DefaultConfigToml() {
         "io_threads = "
      << d.io_threads
      << "\n"
+        "# Threads answering Info and Query (CometBFT's query connection) from committed state,\n"
+        "# beside the executor and at a lower CPU priority, so no query delays a block.\n"
+        "# 0: queries run on the executor, between blocks.\n"
+        "query_threads = "
+     << d.query_threads
+     << "\n"
         "\n"
         "[log]\n"
         "# trace | debug | info | warn | error | critical | off. Each request is logged at trace.\n"
@@ -369,6 +391,32 @@ std::string DefaultConfigToml() {
         "# Costs one full read of the database (seconds per GB).\n"
         "verify_on_open = "
      << (d.verify_on_open ? "true" : "false")
+     << "\n"
+        "# Queries and proofs at the latest height and the recent_versions before it read trees\n"
+        "# in memory (the pages a commit replaces are freed that many commits later: about a\n"
+        "# block's changed pages each). Older heights are rebuilt from the newest checkpoint,\n"
+        "# up to two checkpoint intervals of changesets; the last rebuild_cache rebuilds are kept\n"
+        "# for the next queries near them.\n"
+        "recent_versions = "
+     << d.recent_versions
+     << "\n"
+        "rebuild_cache = "
+     << d.rebuild_cache
+     << "\n"
+        "\n"
+        "[query]\n"
+        "# Limits of /cosmos.tx.v1beta1.Service/Simulate, which runs a tx on the latest state for\n"
+        "# anyone who asks, without a fee: its size and message count are checked before it runs,\n"
+        "# and it stops with code 11 (out of gas) after this much gas (or the block's max gas\n"
+        "# when lower).\n"
+        "simulate_max_tx_bytes = "
+     << d.simulate_max_tx_bytes
+     << "\n"
+        "simulate_max_msgs = "
+     << d.simulate_max_msgs
+     << "\n"
+        "simulate_max_gas = "
+     << d.simulate_max_gas
      << "\n"
         "\n"
         "[tx]\n"

@@ -19,6 +19,7 @@ struct Config {
   std::size_t max_frame_bytes = 256u << 20;
   std::size_t max_pending_requests = 4096;
   std::size_t io_threads = 1;
+  std::size_t query_threads = 1;  // 0: queries run on the application executor
   // [log]
   std::string log_level = "info";
   std::string log_format = "plain";
@@ -32,6 +33,12 @@ struct Config {
   std::size_t block_cache_bytes = 128u << 20;
   std::size_t value_cache_bytes = 256u << 20;
   bool verify_on_open = true;
+  std::int64_t recent_versions = 4;
+  std::size_t rebuild_cache = 4;
+  // [query]
+  std::size_t simulate_max_tx_bytes = 1 << 20;
+  std::size_t simulate_max_msgs = 1000;
+  std::uint64_t simulate_max_gas = 100'000'000;
   // [tx]
   std::string min_gas_prices;  // "" accepts any fee; e.g. "0.025stake"
   std::size_t signature_threads = 2;

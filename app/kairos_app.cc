@@ -49,19 +49,7 @@ bool DecodeInt64(const std::string& in, std::int64_t* v) {
 // A byte string as printable text for logs and responses (proto3 strings must be UTF-8).
 std::string Printable(const std::string& bytes) { return ante::Printable(bytes, 128); }
 
-bool IsBroken(const Status& s) {
-  return s.code() == Status::Code::kCorruption || s.code() == Status::Code::kIOError;
-}
-
 std::string HexUpper(const std::string& bytes) { return HexEncode(bytes, /*upper=*/true); }
-
-pb::ResponseQuery QueryError(std::uint32_t code, const char* codespace, std::string log) {
-  pb::ResponseQuery res;
-  res.set_code(code);
-  res.set_codespace(codespace);
-  res.set_log(std::move(log));
-  return res;
-}
 
 }  // namespace
 
@@ -118,6 +106,7 @@ Status KairosApp::LoadCommitted() {
     return Status::Corruption("the commit info (last block time) is malformed");
   }
   pool_.Reset(*store_, limits_, nullptr);
+  PublishChainFacts();
   return Status::OK();
 }
 
@@ -146,347 +135,23 @@ ante::BlockInfo KairosApp::CheckBlockInfo() const {
 }
 
 pb::ResponseInfo KairosApp::Info(const pb::RequestInfo& req) {
-  Log()->debug("Info from CometBFT {} (ABCI {}): at height {}", Printable(req.version()),
-               Printable(req.abci_version()), store_->version());
+  // On a query thread, beside blocks: the last committed version as a view sees it.
   pb::ResponseInfo res;
   res.set_data("kairos");
   res.set_version(kVersion);
   res.set_app_version(kAppProtocolVersion);
-  res.set_last_block_height(store_->version());
-  res.set_last_block_app_hash(last_app_hash());
+  const store::MerkleStore::Committed committed = store_->LatestCommitted();
+  res.set_last_block_height(committed.version);
+  if (committed.version > 0) res.set_last_block_app_hash(store::ToBytes(committed.root));
+  Log()->debug("Info from CometBFT {} (ABCI {}): at height {}", Printable(req.version()),
+               Printable(req.abci_version()), res.last_block_height());
   return res;
 }
 
-// --- queries -----------------------------------------------------------------------------
+pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) { return queries_.Handle(req); }
 
-std::optional<pb::ResponseQuery> KairosApp::ResolveHeight(std::int64_t requested,
-                                                          std::int64_t* at) const {
-  *at = requested == 0 ? store_->version() : requested;
-  if (requested < 0) {
-    return QueryError(kCodeInvalidHeight, kCodespaceSdk,
-                      "invalid height: cannot query with a negative height " +
-                          std::to_string(requested));
-  }
-  if (store_->version() == 0) {
-    return QueryError(kCodeInvalidHeight, kCodespaceSdk,
-                      "invalid height: no block has been committed yet");
-  }
-  if (Status s = store_->CheckVersion(*at); !s.ok()) {
-    return QueryError(kCodeInvalidHeight, kCodespaceSdk, "invalid height: " + s.message());
-  }
-  return std::nullopt;
-}
-
-void KairosApp::AttachProof(std::int64_t at, const std::string& key,
-                            pb::ResponseQuery* res) const {
-  store::KeyProof proof;
-  if (Status s = store_->Prove(at, key, &proof); IsBroken(s)) {
-    StopOnBrokenStore("a proof at height " + std::to_string(at), s);
-  } else if (!s.ok()) {
-    res->set_log(res->log() + (res->log().empty() ? "" : "; ") + "no proof: " + s.message());
-    return;
-  }
-  const auto ops = ToProofOps(key, proof);  // named: a temporary would die before the loop
-  for (const auto& op : ops.ops()) *res->mutable_proof_ops()->add_ops() = op;
-}
-
-pb::ResponseQuery KairosApp::Query(const pb::RequestQuery& req) {
-  const std::string& path = req.path();
-  if (path == "/store" || path == "store") return QueryStore(req.data(), req.height(), req.prove());
-  for (const std::string_view prefix : {"/store/", "store/"}) {
-    if (path.rfind(prefix, 0) == 0) {
-      std::string key;
-      if (!HexDecode(std::string_view(path).substr(prefix.size()), &key)) {
-        return QueryError(kCodeInvalidRequest, kCodespaceSdk,
-                          "invalid request: the store path takes a hex key, as " +
-                              std::string(prefix) + "<hex>; got '" + Printable(path) + "'");
-      }
-      return QueryStore(key, req.height(), req.prove());
-    }
-  }
-  if (path == "/cosmos.tx.v1beta1.Service/Simulate") return QuerySimulate(req);
-  if (path == "/kairos.mempool.v1.Query/Stats") return QueryMempoolStats();
-  if (path.rfind("/cosmos.", 0) == 0 || path.rfind("/kairos.", 0) == 0) {
-    return QueryModule(path, req);
-  }
-  const std::int64_t latest = store_->version();
-  if (req.height() != 0 && req.height() != latest) {
-    return QueryError(kCodeInvalidHeight, kCodespaceSdk,
-                      "path " + Printable(path) + " is answered at the latest height (" +
-                          std::to_string(latest) + ") only; got height " +
-                          std::to_string(req.height()));
-  }
-  pb::ResponseQuery res;
-  res.set_height(latest);
-  if (path == "/app/version") {
-    res.set_value(kVersion);
-  } else if (path == "/app/height") {
-    res.set_value(std::to_string(latest));
-  } else {
-    return QueryError(kCodeUnknownRequest, kCodespaceSdk,
-                      "unknown query path '" + Printable(path) +
-                          "'; known paths: /cosmos.auth.v1beta1.Query/Account, "
-                          "/cosmos.bank.v1beta1.Query/Balance, "
-                          "/cosmos.bank.v1beta1.Query/AllBalances, "
-                          "/cosmos.tx.v1beta1.Service/Simulate, "
-                          "/kairos.auth.v1.Query/UnorderedNonce, "
-                          "/kairos.mempool.v1.Query/Stats, /kairos.locks.v1.Query/{Holder,"
-                          "Session,DepositQuote,Registration,Params,Var}, /app/version, "
-                          "/app/height, "
-                          "/store/<hex key>, /store (key in data)");
-  }
-  return res;
-}
-
-pb::ResponseQuery KairosApp::QueryMempoolStats() const {
-  // This node's pool, now: not part of the state, so no height and no proof.
-  const mempool::Stats s = pool_.stats();
-  kairos::mempool::v1::QueryStatsResponse r;
-  r.set_size(s.size);
-  r.set_bytes(s.bytes);
-  r.set_senders(s.senders);
-  r.set_parked(s.parked);
-  for (std::size_t i = 0; i < s.rejected.size(); ++i) {
-    auto* c = r.add_rejections();
-    c->set_reason(mempool::Name(static_cast<mempool::RejectReason>(i)));
-    c->set_count(s.rejected[i]);
-  }
-  for (std::size_t i = 0; i < s.removed.size(); ++i) {
-    const auto reason = static_cast<mempool::RemoveReason>(i);
-    kairos::mempool::v1::ReasonCount* c = nullptr;
-    switch (reason) {
-      case mempool::RemoveReason::kEvicted:
-      case mempool::RemoveReason::kReplaced: c = r.add_evictions(); break;
-      case mempool::RemoveReason::kExpiredBlocks:
-      case mempool::RemoveReason::kExpiredTime: c = r.add_expiries(); break;
-      default: c = r.add_removals(); break;
-    }
-    c->set_reason(mempool::Name(reason));
-    c->set_count(s.removed[i]);
-  }
-  pb::ResponseQuery res;
-  res.set_height(store_->version());
-  res.set_value(SerializeDeterministic(r));
-  return res;
-}
-
-pb::ResponseQuery KairosApp::QueryStore(const std::string& key, std::int64_t height,
-                                        bool prove) const {
-  if (key.empty()) {
-    return QueryError(kCodeInvalidRequest, kCodespaceSdk, "invalid request: empty store key");
-  }
-  std::int64_t at = 0;
-  if (auto err = ResolveHeight(height, &at)) return *err;
-  pb::ResponseQuery res;
-  res.set_key(key);
-  res.set_height(at);
-  std::string value;
-  if (Status s = store_->GetAt(at, key, &value); s.ok()) {
-    res.set_value(std::move(value));
-  } else if (s.IsNotFound()) {
-    res.set_log("key not found");
-  } else if (IsBroken(s)) {
-    StopOnBrokenStore("a store query at height " + std::to_string(at), s);
-  } else {
-    return QueryError(kCodeInvalidRequest, kCodespaceSdk, "invalid request: " + s.message());
-  }
-  if (prove) AttachProof(at, key, &res);
-  return res;
-}
-
-namespace {
-
-// A KvReader over one committed version (point reads only).
-class VersionReader final : public store::KvReader {
- public:
-  VersionReader(const store::MerkleStore& s, std::int64_t v) : store_(s), version_(v) {}
-  Status Get(std::string_view key, std::string* value) const override {
-    return store_.GetAt(version_, key, value);
-  }
-  std::unique_ptr<store::KvIterator> Iterate(std::string_view start,
-                                             std::string_view end) const override {
-    return store_.Iterate(start, end);  // REQUIRES: version_ is the latest
-  }
-
- private:
-  const store::MerkleStore& store_;
-  std::int64_t version_;
-};
-
-
-}  // namespace
-
-pb::ResponseQuery KairosApp::QueryModule(const std::string& path,
-                                         const pb::RequestQuery& req) const {
-  std::int64_t at = 0;
-  if (auto err = ResolveHeight(req.height(), &at)) return *err;
-  const VersionReader reader(*store_, at);
-  const auto bad_request = [&](const std::string& why) {
-    return QueryError(kCodeInvalidRequest, kCodespaceSdk,
-                      "invalid request: " + path + ": " + why);
-  };
-  const auto decode_address = [&](const std::string& text, std::string* out) -> bool {
-    auto a = crypto::DecodeAccountAddress(text);
-    if (!a.ok()) return false;
-    *out = *a;
-    return true;
-  };
-  const auto broken = [&](const Status& s) -> pb::ResponseQuery {
-    if (IsBroken(s)) StopOnBrokenStore("query " + path, s);
-    return bad_request(s.message());
-  };
-  pb::ResponseQuery res;
-  res.set_height(at);
-
-  if (path == "/cosmos.auth.v1beta1.Query/Account") {
-    cosmos::auth::v1beta1::QueryAccountRequest q;
-    std::string address;
-    if (!q.ParseFromString(req.data())) return bad_request("data is not a QueryAccountRequest");
-    if (!decode_address(q.address(), &address)) {
-      return bad_request("invalid address \"" + Printable(q.address()) + "\"");
-    }
-    const std::string key = AuthKeeper::AccountKey(address);
-    std::string value;
-    Status s = store_->GetAt(at, key, &value);
-    if (s.IsNotFound()) {
-      // CosmJS recognises a missing account by the gRPC NotFound text.
-      pb::ResponseQuery nf = QueryError(kCodeKeyNotFound, kCodespaceSdk,
-                                        "rpc error: code = NotFound desc = account " +
-                                            q.address() + " not found: key not found");
-      nf.set_height(at);
-      if (req.prove()) AttachProof(at, key, &nf);
-      return nf;
-    }
-    if (!s.ok()) return broken(s);
-    cosmos::auth::v1beta1::QueryAccountResponse r;
-    r.mutable_account()->set_type_url("/cosmos.auth.v1beta1.BaseAccount");
-    r.mutable_account()->set_value(value);
-    res.set_key(key);
-    res.set_value(SerializeDeterministic(r));
-    if (req.prove()) AttachProof(at, key, &res);
-    return res;
-  }
-
-  if (path == "/cosmos.bank.v1beta1.Query/Balance") {
-    cosmos::bank::v1beta1::QueryBalanceRequest q;
-    std::string address;
-    if (!q.ParseFromString(req.data())) return bad_request("data is not a QueryBalanceRequest");
-    if (!decode_address(q.address(), &address)) {
-      return bad_request("invalid address \"" + Printable(q.address()) + "\"");
-    }
-    if (!ante::ValidDenom(q.denom())) {
-      return bad_request("invalid denom \"" + Printable(q.denom()) + "\"");
-    }
-    auto amount = bank_.GetBalance(reader, address, q.denom());
-    if (!amount.ok()) return broken(amount.status());
-    cosmos::bank::v1beta1::QueryBalanceResponse r;
-    r.mutable_balance()->set_denom(q.denom());
-    r.mutable_balance()->set_amount(ante::ToString(*amount));
-    const std::string key = BankKeeper::BalanceKey(address, q.denom());
-    res.set_key(key);
-    res.set_value(SerializeDeterministic(r));
-    if (req.prove()) AttachProof(at, key, &res);
-    return res;
-  }
-
-  if (path == "/cosmos.bank.v1beta1.Query/AllBalances") {
-    cosmos::bank::v1beta1::QueryAllBalancesRequest q;
-    std::string address;
-    if (!q.ParseFromString(req.data())) {
-      return bad_request("data is not a QueryAllBalancesRequest");
-    }
-    if (!decode_address(q.address(), &address)) {
-      return bad_request("invalid address \"" + Printable(q.address()) + "\"");
-    }
-    if (at != store_->version()) {
-      return QueryError(kCodeInvalidHeight, kCodespaceSdk,
-                        "invalid height: AllBalances is answered at the latest height (" +
-                            std::to_string(store_->version()) +
-                            ") only; use Balance per denom at past heights");
-    }
-    auto coins = bank_.GetAllBalances(reader, address);
-    if (!coins.ok()) return broken(coins.status());
-    cosmos::bank::v1beta1::QueryAllBalancesResponse r;
-    for (const ante::Coin& c : coins->coins()) {
-      auto* coin = r.add_balances();
-      coin->set_denom(c.denom);
-      coin->set_amount(ante::ToString(c.amount));
-      if (req.prove()) AttachProof(at, BankKeeper::BalanceKey(address, c.denom), &res);
-    }
-    r.mutable_pagination()->set_total(static_cast<std::uint64_t>(coins->coins().size()));
-    res.set_key(BankKeeper::BalancePrefix(address));
-    res.set_value(SerializeDeterministic(r));
-    return res;
-  }
-
-  if (path == "/kairos.auth.v1.Query/UnorderedNonce") {
-    kairos::auth::v1::QueryUnorderedNonceRequest q;
-    std::string address;
-    if (!q.ParseFromString(req.data())) {
-      return bad_request("data is not a QueryUnorderedNonceRequest");
-    }
-    if (!decode_address(q.signer(), &address)) {
-      return bad_request("invalid signer address \"" + Printable(q.signer()) + "\"");
-    }
-    auto used = auth_.HasUnorderedNonce(reader, address, q.timeout_unix_nanos());
-    if (!used.ok()) return broken(used.status());
-    kairos::auth::v1::QueryUnorderedNonceResponse r;
-    r.set_used(*used);
-    const std::string key = AuthKeeper::UnorderedNonceKey(q.timeout_unix_nanos(), address);
-    res.set_key(key);
-    res.set_value(SerializeDeterministic(r));
-    if (req.prove()) AttachProof(at, key, &res);
-    return res;
-  }
-
-  if (path.rfind(locks::kQueryPathPrefix, 0) == 0) {
-    auto answer = locks::HandleQuery(locks_, path, req.data(), reader, at);
-    if (!answer.ok()) return broken(answer.status());
-    if (answer->code != 0) return QueryError(answer->code, kCodespaceSdk, answer->log);
-    res.set_key(answer->key);
-    res.set_value(answer->value);
-    if (req.prove()) AttachProof(at, answer->key, &res);
-    return res;
-  }
-
-  return QueryError(kCodeUnknownRequest, kCodespaceSdk,
-                    "unknown query path '" + Printable(path) + "'");
-}
-
-pb::ResponseQuery KairosApp::QuerySimulate(const pb::RequestQuery& req) const {
-  cosmos::tx::v1beta1::SimulateRequest q;
-  if (!q.ParseFromString(req.data())) {
-    return QueryError(kCodeInvalidRequest, kCodespaceSdk,
-                      "invalid request: data is not a SimulateRequest");
-  }
-  if (q.tx_bytes().empty()) {
-    return QueryError(kCodeInvalidRequest, kCodespaceSdk,
-                      "invalid request: empty tx_bytes (the deprecated tx field is not "
-                      "supported)");
-  }
-  auto decoded = DecodeTx(q.tx_bytes());
-  if (auto* err = std::get_if<TxError>(&decoded)) {
-    return QueryError(err->code, kCodespaceSdk, err->log);
-  }
-  const ante::Tx& tx = std::get<ante::Tx>(decoded);
-  // On a throwaway branch of the check state: sees pending txs, writes nothing.
-  store::Branch scratch(pool_.check_state(), limits_);
-  TxOutcome out = runner_.Run(ante::ExecMode::kSimulate, tx, scratch, CheckBlockInfo());
-  CheckStore(out.status, "Simulate");
-  if (!out.status.ok()) {
-    pb::ResponseQuery res = QueryError(out.status.code(), kCodespaceSdk, out.status.log());
-    res.set_codespace(std::string(out.status.codespace()));  // "locks" for its own codes
-    res.set_height(store_->version());
-    return res;
-  }
-  cosmos::tx::v1beta1::SimulateResponse r;
-  r.mutable_gas_info()->set_gas_wanted(out.gas_wanted);
-  r.mutable_gas_info()->set_gas_used(out.gas_used);
-  for (auto& e : out.events) *r.mutable_result()->add_events() = std::move(e);
-  pb::ResponseQuery res;
-  res.set_height(store_->version());
-  res.set_value(SerializeDeterministic(r));
-  return res;
+void KairosApp::PublishChainFacts() {
+  queries_.Publish(ChainFacts{chain_id_, limits_, max_block_gas_});
 }
 
 // --- mempool connection ------------------------------------------------------------------
@@ -595,6 +260,7 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   genesis_ = state.changes();
   // CheckTx sees the genesis accounts before block 1 commits them.
   pool_.Reset(*store_, limits_, &genesis_);
+  PublishChainFacts();
   // The genesis root, computed now and committed with the first block.
   auto root = store_->Stage(initial_height_, genesis_);
   if (!root.ok()) throw std::runtime_error("staging the genesis state: " + root.status().ToString());

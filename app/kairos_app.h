@@ -26,9 +26,14 @@
 // the pool, re-validating each tx on a scratch branch; ProcessProposal re-runs every tx the same
 // way and also bounds the block's total gas; Commit updates the pool and rechecks it.
 //
-// Thread-safety: every Application method runs on the ABCI application executor, one at a
-// time (see abci/application.h); the class holds no locks. The signature cache is the only
-// state other threads touch (FinalizeBlock's signature helpers), and it locks itself.
+// Queries: Info and Query read committed state only, through store views (app/query_router.h),
+// so kairosd runs them on the ABCI query threads beside blocks (abci.query_threads).
+//
+// Thread-safety: every Application method but Info, Query and Echo runs on the ABCI
+// application executor, one at a time (see abci/application.h); those three may run on other
+// threads at the same time, and touch only thread-safe parts: the store's views, the query
+// router's published chain facts, the mempool's stats. The signature cache (also used by
+// FinalizeBlock's signature helpers) locks itself.
 #pragma once
 
 #include <chrono>
@@ -48,6 +53,7 @@
 #include "app/block_signatures.h"
 #include "app/locks/keeper.h"
 #include "app/metrics.h"
+#include "app/query_router.h"
 #include "app/tx_codec.h"
 #include "app/tx_pool.h"
 #include "app/tx_runner.h"
@@ -73,6 +79,8 @@ struct AppOptions {
   std::size_t signature_threads = 2;
   // The app-side mempool (config [mempool]).
   mempool::Config mempool;
+  // Simulate's limits (config [query]).
+  QueryLimits query;
   std::int64_t mempool_recheck_budget_nanos = 200'000'000;
   std::int64_t mempool_parked_ttl_blocks = 20;
   std::int64_t mempool_regossip_interval_nanos = 10'000'000'000;
@@ -137,16 +145,11 @@ class KairosApp final : public abci::Application {
   void ListBlockSignatures(const std::vector<std::variant<ante::Tx, TxError>>& decoded,
                            BlockSignatureCheck* check) const;
 
-  pb::ResponseQuery QueryStore(const std::string& key, std::int64_t height, bool prove) const;
-  pb::ResponseQuery QueryModule(const std::string& path, const pb::RequestQuery& req) const;
-  pb::ResponseQuery QuerySimulate(const pb::RequestQuery& req) const;
-  pb::ResponseQuery QueryMempoolStats() const;
+  // Hands the chain's identity and limits to the query router (after InitChain or open).
+  void PublishChainFacts();
   // A scratch branch for a proposal at `time`: the committed state (and the genesis writes
   // before block 1), after PreBlock.
   std::unique_ptr<store::Branch> ProposalState(std::int64_t time_unix_nanos) const;
-  // Resolves a query height (0 = latest) or answers why not.
-  std::optional<pb::ResponseQuery> ResolveHeight(std::int64_t requested, std::int64_t* at) const;
-  void AttachProof(std::int64_t at, const std::string& key, pb::ResponseQuery* res) const;
 
   std::unique_ptr<store::MerkleStore> store_;
   AppOptions options_;
@@ -167,6 +170,8 @@ class KairosApp final : public abci::Application {
   store::ChangeSet genesis_;
   // The app mempool and CheckTx's view (the committed state plus the pool's ready txs).
   TxPool pool_;
+  // Info and Query, on any thread (declared after what it reads).
+  QueryRouter queries_{*store_, auth_, bank_, locks_, runner_, pool_, options_.query};
   // The block being finalized: its tx hashes and first signers, for the mempool at Commit.
   std::vector<std::string> staged_hashes_;
   std::vector<std::string> staged_senders_;

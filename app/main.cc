@@ -137,6 +137,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   options.max_frame_bytes = config.max_frame_bytes;
   options.max_pending_requests = config.max_pending_requests;
   options.io_threads = config.io_threads;
+  options.query_threads = config.query_threads;
   options.observer = metrics.get();
   abci::Server server(**application, options);
   std::string error;

@@ -18,6 +18,8 @@ store::StoreOptions StoreOptionsFor(const Config& config, const std::string& dir
   o.block_cache_bytes = config.block_cache_bytes;
   o.value_cache_bytes = config.value_cache_bytes;
   o.verify_on_open = config.verify_on_open;
+  o.recent_versions = config.recent_versions;
+  o.rebuild_cache = config.rebuild_cache;
   return o;
 }
 
@@ -25,6 +27,9 @@ AppOptions AppOptionsFor(const Config& config) {
   AppOptions o;
   o.min_gas_prices = *ante::ParseGasPrices(config.min_gas_prices);  // validated
   o.signature_threads = config.signature_threads;
+  o.query.simulate_max_tx_bytes = config.simulate_max_tx_bytes;
+  o.query.simulate_max_msgs = config.simulate_max_msgs;
+  o.query.simulate_max_gas = config.simulate_max_gas;
   o.mempool.max_txs = config.mempool_max_txs;
   o.mempool.max_bytes = config.mempool_max_bytes;
   o.mempool.max_tx_bytes = config.mempool_max_tx_bytes;

@@ -14,7 +14,7 @@ namespace kairos::app {
 // The store in `dir` as `config` sets it up ([store]).
 store::StoreOptions StoreOptionsFor(const Config& config, const std::string& dir);
 
-// The app's options from `config` ([tx], [mempool]); no metrics.
+// The app's options from `config` ([tx], [query], [mempool]); no metrics.
 // REQUIRES: ValidateConfig(config) is OK (the durations and gas prices parse).
 AppOptions AppOptionsFor(const Config& config);
 

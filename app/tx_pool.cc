@@ -380,7 +380,7 @@ void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits
   QueueRecheck();
   const std::size_t queued = recheck_order_.size();
   Sequences bases;
-  std::unordered_set<std::string> seen;
+  std::unordered_set<std::string, store::SeededHash, std::equal_to<>> seen;
   for (const std::string& s : senders) {
     if (recheck_by_sender_.count(s) && seen.insert(s).second) {
       bases.emplace_back(s, CommittedSequence(s));

@@ -49,6 +49,7 @@
 #include "app/tx_runner.h"
 #include "mempool/priority_mempool.h"
 #include "store/branch.h"
+#include "store/seeded_hash.h"
 
 namespace kairos::app {
 
@@ -206,14 +207,16 @@ class TxPool {
   // the tx when needed: EffectsOf).
   TxHashSet applied_;
   // Txs waiting for their recheck after a commit, by sender, and the senders in order.
-  std::unordered_map<std::string, std::vector<mempool::EntryPtr>> recheck_by_sender_;
+  std::unordered_map<std::string, std::vector<mempool::EntryPtr>, store::SeededHash,
+                     std::equal_to<>>
+      recheck_by_sender_;
   std::deque<std::string> recheck_order_;
   // Txs that Reap handed out in this gossip round (begun at gossip_round_start_), by hash; also
   // cleared when it holds more than twice the pool's capacity (txs that left are not erased).
   TxHashSet gossiped_;
   std::int64_t gossip_round_start_ = std::numeric_limits<std::int64_t>::min();
   // Why recent txs left the pool (bounded, oldest forgotten first), for Recheck answers.
-  std::unordered_map<std::string, Failure> failures_;
+  std::unordered_map<std::string, Failure, store::SeededHash, std::equal_to<>> failures_;
   std::deque<std::string> failure_order_;
   // Refused as already pooled, before the ante ran. Atomic only for stats() from other threads.
   std::atomic<std::uint64_t> duplicates_{0};

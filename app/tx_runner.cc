@@ -40,7 +40,7 @@ ante::TxStatus TxRunner::RunMsgs(ante::Context& ctx, const ante::Tx& tx) const {
 TxOutcome TxRunner::Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& state,
                         const ante::BlockInfo& block,
                         const std::vector<ante::GasPrice>& min_gas_prices,
-                        AnteWrites ante_writes) const {
+                        AnteWrites ante_writes, std::uint64_t simulate_gas_limit) const {
   TxOutcome out;
   out.gas_wanted = tx.gas_limit;
   for (const ante::Msg& msg : tx.msgs) {
@@ -63,6 +63,7 @@ TxOutcome TxRunner::Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& 
   ctx.mode = mode;
   ctx.block = block;
   ctx.min_gas_prices = &min_gas_prices;
+  ctx.simulate_gas_limit = simulate_gas_limit;
 
   // A journal instead of a child branch per step: the writes land in `state` once, and only a
   // failure pays (the rollback); see store::Branch::BeginJournal.

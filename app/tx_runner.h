@@ -47,11 +47,13 @@ class TxRunner {
   //     journal on the check state).
   enum class AnteWrites { kUndoOnFailure, kDirect };
 
-  // `state` receives the writes that the mode keeps. For Simulate pass a throwaway branch.
+  // `state` receives the writes that the mode keeps. For Simulate pass a throwaway branch;
+  // `simulate_gas_limit` stops a simulation that uses more (out of gas, code 11).
   TxOutcome Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& state,
                 const ante::BlockInfo& block,
                 const std::vector<ante::GasPrice>& min_gas_prices = {},
-                AnteWrites ante_writes = AnteWrites::kUndoOnFailure) const;
+                AnteWrites ante_writes = AnteWrites::kUndoOnFailure,
+                std::uint64_t simulate_gas_limit = ante::GasMeter::kInfinite) const;
 
  private:
   ante::TxStatus RunMsgs(ante::Context& ctx, const ante::Tx& tx) const;

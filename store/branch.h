@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "store/kv.h"
+#include "store/seeded_hash.h"
 
 namespace kairos::store {
 
@@ -54,6 +55,9 @@ class Branch final : public KvStore {
   std::size_t size() const { return entries_.size(); }
   // Sizes the table for `keys` keys, so that it does not rehash while it grows to that many.
   void Reserve(std::size_t keys) { entries_.reserve(keys); }
+  // Key comparisons its table has made so far (a debug statistic: a workload of keys crafted to
+  // collide must not cost more of them than random keys).
+  std::uint64_t key_comparisons() const { return key_comparisons_; }
 
   // An undo journal: while one is open, every write keeps what it replaced, so that
   // RollBackJournal() puts the branch's writes back as they were at BeginJournal(). It does the
@@ -70,12 +74,6 @@ class Branch final : public KvStore {
   bool journal_open() const { return journal_open_; }
 
  private:
-  struct StringHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  template <class V>
-  using HashMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
   // Written keys in order, each with its value in entries_ (node-based: neither moves once
   // inserted, and nothing is ever erased: a delete is a nullopt value).
   using OrderIndex = std::map<std::string_view, const std::optional<std::string>*>;
@@ -87,7 +85,8 @@ class Branch final : public KvStore {
     bool written = false;
     bool parent_known = false;
   };
-  using Entries = HashMap<Entry>;
+  // Keyed by the per-process seeded hash: keys hold addresses that senders choose (issue 20).
+  using Entries = std::unordered_map<std::string, Entry, SeededHash, CountingKeyEqual>;
 
   void Write(std::string_view key, std::optional<std::string_view> value);
   // Marks an entry written, queueing it for order_ the first time.
@@ -109,13 +108,14 @@ class Branch final : public KvStore {
   const KvReader* parent_;
   KvLimits limits_;
   bool cache_reads_;
+  mutable std::uint64_t key_comparisons_ = 0;  // before entries_, which counts into it
   // Hash-based: the check state holds thousands of writes, and a point read or a write must
   // not walk a tree of long keys with shared prefixes. Order is built only when asked for, over
   // the written entries. The parent's answers to point reads are kept in the same entries (when
   // cache_reads_), because the parent does not change while the branch is in use: a tx reads the
   // same account several times, the store only once. Entries are never erased (a delete is a
   // written nullopt), and node-based storage keeps their addresses stable for order_/pending_.
-  mutable Entries entries_;
+  mutable Entries entries_{0, SeededHash{}, CountingKeyEqual{&key_comparisons_}};
   mutable OrderIndex order_;
   mutable std::vector<const Entries::value_type*> pending_;
   bool journal_open_ = false;

@@ -27,18 +27,13 @@
 #include <sstream>
 
 #include "store/leveldb_env.h"
+#include "store/rebuild_cache.h"
+#include "store/records.h"
 
 namespace kairos::store {
 
 namespace {
 
-constexpr char kChangesetPrefix = 'C';
-constexpr char kCheckpointPrefix = 'K';
-constexpr char kPagePrefix = 'N';
-constexpr char kRootPrefix = 'R';
-constexpr char kValuePrefix = 'V';
-constexpr char kStatePrefix = 'S';
-constexpr char kStalePagePrefix = 'Y';   // on-disk pages a version replaced
 const std::string kLatestKey = "Mlatest";
 const std::string kFormatKey = "Mformat";
 // The on-disk layout. 1 (no marker): pages every version, P preimages, history-only V.
@@ -56,253 +51,8 @@ double MillisSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// Every read checks block checksums, so a corrupt table is reported, never served.
-leveldb::ReadOptions VerifiedRead() {
-  leveldb::ReadOptions o;
-  o.verify_checksums = true;
-  return o;
-}
 const std::string kEarliestKey = "Mearliest";
 const std::string kCommitInfoKey = "Mcommit_info";
-
-void AppendBE64(std::uint64_t v, std::string* out) {
-  for (int i = 7; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-std::uint64_t ReadBE64(std::string_view in) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<std::uint8_t>(in[i]);
-  return v;
-}
-
-std::string_view AsView(const Hash& h) {
-  return {reinterpret_cast<const char*>(h.data()), h.size()};
-}
-
-Hash HashFromView(std::string_view in) {
-  Hash h{};
-  std::copy_n(reinterpret_cast<const std::uint8_t*>(in.data()), h.size(), h.begin());
-  return h;
-}
-
-// The key builders append to a buffer (reused where a block writes thousands) or return one.
-void AppendPageKey(Version v, const NibblePath& path, std::string* out) {
-  out->push_back(kPagePrefix);
-  AppendBE64(static_cast<std::uint64_t>(v), out);
-  path.AppendTo(out);
-}
-
-std::string PageKey(Version v, const NibblePath& path) {
-  std::string k;
-  AppendPageKey(v, path, &k);
-  return k;
-}
-
-std::string VersionKey(char prefix, Version v) {
-  std::string k(1, prefix);
-  AppendBE64(static_cast<std::uint64_t>(v), &k);
-  return k;
-}
-
-// Newest first: the inverted version makes a Seek land on the latest entry at or below it.
-void AppendValueKey(const Hash& key_hash, Version v, std::string* out) {
-  out->push_back(kValuePrefix);
-  out->append(AsView(key_hash));
-  AppendBE64(~static_cast<std::uint64_t>(v), out);
-}
-
-std::string ValueKey(const Hash& key_hash, Version v) {
-  std::string k;
-  AppendValueKey(key_hash, v, &k);
-  return k;
-}
-
-void AppendStateKey(std::string_view key, std::string* out) {
-  out->push_back(kStatePrefix);
-  out->append(key);
-}
-
-std::string StateKey(std::string_view key) {
-  std::string k;
-  AppendStateKey(key, &k);
-  return k;
-}
-
-std::string EncodeRoot(const Slot& root, const Hash& hash) {
-  std::string out(1, static_cast<char>(root.kind));
-  out.append(AsView(hash));
-  if (root.kind == Slot::Kind::kLeaf) {
-    out.append(AsView(root.key_hash));  // the hash is the leaf hash
-    AppendBE64(static_cast<std::uint64_t>(root.version), &out);
-  } else if (root.kind == Slot::Kind::kPage) {
-    AppendBE64(static_cast<std::uint64_t>(root.version), &out);
-  }
-  return out;
-}
-
-bool DecodeRoot(std::string_view in, Slot* root, Hash* hash) {
-  if (in.size() < 33) return false;
-  const auto kind = static_cast<Slot::Kind>(in[0]);
-  *hash = HashFromView(in.substr(1, 32));
-  in.remove_prefix(33);
-  *root = Slot{};
-  switch (kind) {
-    case Slot::Kind::kEmpty: return in.empty();
-    case Slot::Kind::kLeaf:
-      if (in.size() != 40) return false;
-      *root = Slot::LeafWithHash(HashFromView(in.substr(0, 32)), *hash,
-                                 static_cast<Version>(ReadBE64(in.substr(32))));
-      return true;
-    case Slot::Kind::kPage:
-      if (in.size() != 8) return false;
-      root->kind = Slot::Kind::kPage;
-      root->hash = *hash;
-      root->version = static_cast<Version>(ReadBE64(in));
-      return true;
-  }
-  return false;
-}
-
-Hash RootHashOf(const Slot& root) { return root.kind == Slot::Kind::kEmpty ? kEmptyHash : root.hash; }
-
-// The on-disk pages a version replaced: deleted once it falls below the replay base (Y).
-struct StaleList {
-  std::vector<std::string> keys;
-
-  // Appends one page's entry to an encoded list: its key (as PageKey) after its length.
-  static void Append(Version v, const NibblePath& path, std::string* out) {
-    const std::size_t at = out->size();
-    out->push_back('\0');
-    AppendPageKey(v, path, out);
-    (*out)[at] = static_cast<char>(out->size() - at - 1);
-  }
-
-  static bool Decode(std::string_view in, StaleList* out) {
-    while (!in.empty()) {
-      const auto len = static_cast<std::uint8_t>(in[0]);
-      if (in.size() < 1u + len) return false;
-      out->keys.emplace_back(in.substr(1, len));
-      in.remove_prefix(1u + len);
-    }
-    return true;
-  }
-};
-
-// A changeset entry: key hash, then 1 and the leaf hash, or 0 (deleted); then the version of
-// the value it replaced (0: none), as a varint, and when not 0 the leaf hash it replaced.
-// Replaying forward needs the new hashes; undoing a version (a past tree rebuilt from a newer
-// checkpoint) the replaced ones and their versions; pruning the versions.
-void AppendChange(const KeyUpdate& u, Version previous, const Hash& previous_leaf,
-                  std::string* out) {
-  out->append(AsView(u.key_hash));
-  out->push_back(u.leaf_hash ? '\x01' : '\x00');
-  if (u.leaf_hash) out->append(AsView(*u.leaf_hash));
-  AppendVarint(static_cast<std::uint64_t>(previous), out);
-  if (previous > 0) out->append(AsView(previous_leaf));
-}
-
-// Decodes a changeset: its updates, and optionally each one's replaced version, or the updates
-// that undo it (`undo`: the replaced leaf, with its version, or a delete of an inserted key).
-bool DecodeChangeset(std::string_view in, std::vector<KeyUpdate>* out,
-                     std::vector<Version>* previous = nullptr,
-                     std::vector<KeyUpdate>* undo = nullptr) {
-  out->clear();
-  if (previous != nullptr) previous->clear();
-  if (undo != nullptr) undo->clear();
-  while (!in.empty()) {
-    if (in.size() < 33) return false;
-    KeyUpdate u{HashFromView(in.substr(0, 32)), std::nullopt};
-    const char flag = in[32];
-    in.remove_prefix(33);
-    if (flag == 1) {
-      if (in.size() < 32) return false;
-      u.leaf_hash = HashFromView(in.substr(0, 32));
-      in.remove_prefix(32);
-    } else if (flag != 0) {
-      return false;
-    }
-    std::uint64_t prev = 0;
-    if (!ReadVarint(&in, &prev)) return false;
-    if (prev > static_cast<std::uint64_t>(std::numeric_limits<Version>::max())) return false;
-    KeyUpdate back{u.key_hash, std::nullopt, static_cast<Version>(prev)};
-    if (prev > 0) {
-      if (in.size() < 32) return false;
-      back.leaf_hash = HashFromView(in.substr(0, 32));
-      in.remove_prefix(32);
-    } else if (!u.leaf_hash) {
-      return false;  // deleting an absent key is never recorded
-    }
-    if (!out->empty() && !(out->back().key_hash < u.key_hash)) return false;
-    out->push_back(u);
-    if (previous != nullptr) previous->push_back(static_cast<Version>(prev));
-    if (undo != nullptr) undo->push_back(back);
-  }
-  return true;
-}
-
-// A V record: 1, varint key length, key, value; or 0 (a tombstone).
-
-bool DecodeValueRecord(std::string_view in, std::string_view* key, std::string_view* value) {
-  if (in.empty() || in[0] != 1) return false;
-  in.remove_prefix(1);
-  std::uint64_t len = 0;
-  if (!ReadVarint(&in, &len) || in.size() < len) return false;
-  *key = in.substr(0, len);
-  *value = in.substr(len);
-  return true;
-}
-
-Status FromLevelDb(const leveldb::Status& s, std::string_view context) {
-  if (s.ok()) return Status::OK();
-  std::string msg = std::string(context) + ": " + s.ToString();
-  if (s.IsNotFound()) return Status::NotFound(msg);
-  if (s.IsCorruption()) return Status::Corruption(msg);
-  if (s.IsInvalidArgument()) return Status::InvalidArgument(msg);
-  return Status::IOError(msg);
-}
-
-// Iterates the key index (S) in key order; each value is loaded (the value cache, or the tree's
-// leaf and then V) when asked for.
-class StateIterator final : public KvIterator {
- public:
-  using Loader = std::function<Status(std::string_view key, std::string* value)>;
-  StateIterator(leveldb::Iterator* it, std::string_view start, std::string_view end, Loader load)
-      : it_(it), end_(end.empty() ? std::string(1, kStatePrefix + 1) : StateKey(end)),
-        load_(std::move(load)) {
-    it_->Seek(StateKey(start));
-  }
-  bool Valid() const override {
-    return status_.ok() && it_->Valid() && it_->key().compare(leveldb::Slice(end_)) < 0;
-  }
-  std::string_view key() const override {
-    return {it_->key().data() + 1, it_->key().size() - 1};
-  }
-  std::string_view value() const override {
-    if (!loaded_) {
-      status_ = it_->value().empty()
-                    ? load_(key(), &value_)
-                    : Status::Corruption("a key index (S) record is not empty");
-      loaded_ = true;
-    }
-    return value_;
-  }
-  void Next() override {
-    it_->Next();
-    loaded_ = false;
-  }
-  Status status() const override {
-    if (!status_.ok()) return status_;
-    return FromLevelDb(it_->status(), "iterating state");
-  }
-
- private:
-  std::unique_ptr<leveldb::Iterator> it_;
-  std::string end_;
-  Loader load_;
-  mutable bool loaded_ = false;
-  mutable std::string value_;
-  mutable Status status_;
-};
 
 // The manifest CURRENT points to, or "".
 std::string CurrentManifest(const std::string& dir) {
@@ -402,28 +152,6 @@ struct MerkleStore::Staged {
   bool started_done = false;        // the checkpoint this version begins is written whole
 };
 
-// A past version's tree rebuilt from a checkpoint: its pages above the base, over the disk.
-struct MerkleStore::Reconstruction final : PageReader {
-  const MerkleStore* store = nullptr;
-  Version version = 0;
-  Version base = 0;
-  bool backward = false;     // undone from a newer tree, not replayed from an older one
-  bool from_latest = false;  // that tree is the latest (its pages in memory, or on disk)
-  Version next_label = 0;    // backward: the label of the pages the last undo made
-  Slot root;
-  PageMap pages;
-  // Takes in one replayed or undone version's tree change, its new pages labelled `label`.
-  void Apply(const TreeUpdate& tree, Version label);
-  Result<std::shared_ptr<const Page>> LoadPage(Version v, const NibblePath& path) const override {
-    if (v <= base) {
-      return from_latest ? store->LoadPage(v, path)
-                         : store->LoadDiskPage(v, path, /*latest=*/false);
-    }
-    if (auto it = pages.find(PageId{v, path}); it != pages.end()) return it->second;
-    return Status::Corruption("a replayed tree lacks its page at version " + std::to_string(v));
-  }
-};
-
 MerkleStore::MerkleStore(StoreOptions options, std::unique_ptr<leveldb::Env> env,
                          leveldb::DB* db, const leveldb::Cache* cache,
                          const leveldb::FilterPolicy* filter)
@@ -431,10 +159,12 @@ MerkleStore::MerkleStore(StoreOptions options, std::unique_ptr<leveldb::Env> env
       env_(std::move(env)),
       db_(db),
       block_cache_(cache),
-      filter_(filter) {}
+      filter_(filter),
+      rebuilds_(std::make_unique<RebuildCache>(options_.rebuild_cache)) {}
 
 MerkleStore::~MerkleStore() {
-  db_.reset();  // before the cache and filter it uses
+  rebuilds_.reset();  // their snapshots belong to the database
+  db_.reset();        // before the cache and filter it uses
 }
 
 Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& options) {
@@ -612,12 +342,26 @@ Status MerkleStore::Recover(Version latest) {
 
 void MerkleStore::ApplyToMemory(Version version, const TreeUpdate& tree, std::size_t shared,
                                 bool done) {
+  // The in-memory pages this version replaces stay, for views of the versions before it, until
+  // recent_versions more commits have passed (those on disk or in the pending checkpoint are
+  // readable from there meanwhile).
+  PageMap* kept = nullptr;
+  if (options_.recent_versions > 0) {
+    while (recent_.size() >= static_cast<std::size_t>(options_.recent_versions)) {
+      recent_.pop_front();
+    }
+    kept = &recent_.emplace_back(version, PageMap()).second;
+  }
   {
     std::lock_guard lock(page_cache_mu_);
     for (const auto& [v, path] : tree.stale_pages) {
       const PageId id{v, path};
-      if (v > last_started_) {
-        epoch_.erase(id);  // never to be written
+      if (v > last_started_) {  // never to be written
+        if (kept == nullptr) {
+          epoch_.erase(id);
+        } else if (auto node = epoch_.extract(id); !node.empty()) {
+          kept->insert(std::move(node));
+        }
       } else if (v > durable_) {
         if (pending_) pending_->replaced.push_back(id);  // written, then dropped
       } else {
@@ -746,7 +490,9 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadPage(Version version,
 
 Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
                                                               const NibblePath& path,
-                                                              bool latest) const {
+                                                              bool latest,
+                                                              const leveldb::Snapshot* snapshot)
+    const {
   {
     std::lock_guard lock(page_cache_mu_);
     if (auto it = pages_.find(PageId{version, path}); it != pages_.end()) {
@@ -754,7 +500,7 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
       return it->second.first;
     }
     // A checkpoint's pages wait in written_ and retired_: the latest tree's reads move them
-    // to the cache, a past version's leave them where they are.
+    // to the cache, a view's leave them where they are.
     const auto take = [&](PageMap& m) -> std::shared_ptr<const Page> {
       auto it = m.find(PageId{version, path});
       if (it == m.end()) return nullptr;
@@ -770,8 +516,10 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
     }
   }
   std::string value;
-  disk_page_reads_.fetch_add(1, std::memory_order_relaxed);
-  const leveldb::Status s = db_->Get(VerifiedRead(), PageKey(version, path), &value);
+  if (latest) disk_page_reads_.fetch_add(1, std::memory_order_relaxed);
+  leveldb::ReadOptions read = VerifiedRead();
+  read.snapshot = snapshot;
+  const leveldb::Status s = db_->Get(read, PageKey(version, path), &value);
   if (s.IsNotFound()) {  // a page the tree points to is gone: the store is damaged
     return Status::Corruption("the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()) + " is missing in " +
@@ -786,16 +534,19 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
     return Status::Corruption("the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()) + " is malformed");
   }
-  if (latest) {  // a past version's pages are not cached: most are no longer the latest's
+  if (latest) {  // a view's pages are not cached: a query must not evict what blocks read
     std::lock_guard lock(page_cache_mu_);
     CachePage(PageId{version, path}, page, /*read=*/true);
   }
   return page;
 }
 
-Status MerkleStore::ReadRoot(Version version, RootRecord* out) const {
+Status MerkleStore::ReadRoot(Version version, RootRecord* out,
+                             const leveldb::Snapshot* snapshot) const {
   std::string value;
-  const leveldb::Status s = db_->Get(VerifiedRead(), VersionKey(kRootPrefix, version), &value);
+  leveldb::ReadOptions read = VerifiedRead();
+  read.snapshot = snapshot;
+  const leveldb::Status s = db_->Get(read, VersionKey(kRootPrefix, version), &value);
   if (s.IsNotFound()) {  // callers check the version is kept first (CheckVersion)
     return Status::Corruption("the root record of version " + std::to_string(version) +
                               " is missing in " + options_.dir);
@@ -821,6 +572,7 @@ std::size_t CachedSize(std::string_view key, const std::optional<std::string>& r
 void MerkleStore::CacheStateRecord(const Hash& key_hash, std::string key,
                                    std::optional<std::string> record) const {
   if (options_.value_cache_bytes == 0) return;
+  std::lock_guard lock(value_mu_);
   if (auto it = values_.find(key); it != values_.end()) {
     value_cache_used_ -= CachedSize(key, it->second.record);
     value_cache_used_ += CachedSize(key, record);
@@ -869,11 +621,15 @@ void MerkleStore::CacheStateRecord(const Hash& key_hash, std::string key,
   }
 }
 
-const std::optional<std::string>* MerkleStore::CachedStateRecord(std::string_view key) const {
+MerkleStore::CacheAnswer MerkleStore::CachedStateRecord(std::string_view key, std::size_t skip,
+                                                        std::string* out, bool mark) const {
+  std::lock_guard lock(value_mu_);
   auto it = values_.find(key);
-  if (it == values_.end()) return nullptr;
-  it->second.referenced = true;
-  return &it->second.record;
+  if (it == values_.end()) return CacheAnswer::kMiss;
+  if (mark) it->second.referenced = true;
+  if (!it->second.record) return CacheAnswer::kAbsent;
+  out->assign(*it->second.record, skip);
+  return CacheAnswer::kPresent;
 }
 
 MerkleStore::ValueMap::iterator MerkleStore::ValueCacheVictim(
@@ -889,10 +645,10 @@ MerkleStore::ValueMap::iterator MerkleStore::ValueCacheVictim(
 }
 
 Status MerkleStore::ReadStateRecord(std::string_view key, std::string* record) const {
-  if (const auto* cached = CachedStateRecord(key)) {
-    if (!*cached) return Status::NotFound("absent");
-    *record = **cached;
-    return Status::OK();
+  switch (CachedStateRecord(key, 0, record)) {
+    case CacheAnswer::kAbsent: return Status::NotFound("absent");
+    case CacheAnswer::kPresent: return Status::OK();
+    case CacheAnswer::kMiss: break;
   }
   return LoadStateRecord(key, record);
 }
@@ -944,10 +700,10 @@ Status MerkleStore::ReadValueRecord(std::string_view key, const Hash& key_hash, 
 
 Status MerkleStore::Get(std::string_view key, std::string* value) const {
   // A cached record is copied once, without its version, into the caller's buffer.
-  if (const auto* cached = CachedStateRecord(key)) {
-    if (!*cached) return Status::NotFound("absent");
-    value->assign(**cached, 8);
-    return Status::OK();
+  switch (CachedStateRecord(key, 8, value)) {
+    case CacheAnswer::kAbsent: return Status::NotFound("absent");
+    case CacheAnswer::kPresent: return Status::OK();
+    case CacheAnswer::kMiss: break;
   }
   std::string raw;
   if (Status s = LoadStateRecord(key, &raw); !s.ok()) return s;
@@ -967,8 +723,7 @@ std::unique_ptr<KvIterator> MerkleStore::Iterate(std::string_view start,
                                          std::to_string(at) + " was read after a commit");
         }
         // Read through the cache without filling it: a scan would evict what blocks read.
-        if (auto it = values_.find(key); it != values_.end() && it->second.record) {
-          value->assign(*it->second.record, 8);
+        if (CachedStateRecord(key, 8, value, /*mark=*/false) == CacheAnswer::kPresent) {
           return Status::OK();
         }
         std::string record;
@@ -980,279 +735,6 @@ std::unique_ptr<KvIterator> MerkleStore::Iterate(std::string_view start,
         value->assign(record, 8);
         return Status::OK();
       });
-}
-
-Status MerkleStore::CheckVersion(Version version) const {
-  if (version > latest_.version) {
-    return Status::InvalidArgument("version " + std::to_string(version) +
-                                   " is not committed yet; the latest is " +
-                                   std::to_string(latest_.version));
-  }
-  if (version < earliest_ || version <= 0) {
-    return Status::InvalidArgument("version " + std::to_string(version) +
-                                   " is not kept (pruned, or before the first block); the "
-                                   "earliest kept version is " +
-                                   std::to_string(std::max<Version>(earliest_, 1)));
-  }
-  return Status::OK();
-}
-
-Status MerkleStore::ReadValueAt(Version version, std::string_view key, const Hash& key_hash,
-                                std::string* value) const {
-  // The latest value is also in S (and the value cache); V holds every value under the version
-  // it was written at, and deletion tombstones.
-  std::string raw;
-  const Status s = ReadStateRecord(key, &raw);
-  if (s.ok()) {
-    if (static_cast<Version>(ReadBE64(raw)) <= version) {
-      value->assign(raw, 8);
-      return Status::OK();
-    }
-  } else if (!s.IsNotFound()) {
-    return s;
-  } else if (version == latest_.version) {
-    return Status::NotFound("absent at version " + std::to_string(version));
-  }
-  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));
-  const std::string seek = ValueKey(key_hash, version);
-  it->Seek(seek);
-  if (!it->Valid() || !it->key().starts_with(leveldb::Slice(seek.data(), 33))) {
-    if (!it->status().ok()) return FromLevelDb(it->status(), "reading a versioned value");
-    return Status::NotFound("absent at version " + std::to_string(version));
-  }
-  const std::string_view record(it->value().data(), it->value().size());
-  if (!record.empty() && record[0] == 0) {
-    return Status::NotFound("deleted at or before version " + std::to_string(version));
-  }
-  std::string_view k, v;
-  if (!DecodeValueRecord(record, &k, &v)) return Status::Corruption("a value record is malformed");
-  value->assign(v);
-  return Status::OK();
-}
-
-Status MerkleStore::GetAt(Version version, std::string_view key, std::string* value) const {
-  if (Status s = CheckVersion(version); !s.ok()) return s;
-  return ReadValueAt(version, key, Sha256Of(key), value);
-}
-
-Status MerkleStore::ReadProofLeaf(LeafPath path, bool latest, ExistenceProof* out) const {
-  // The leaf slot says which version wrote the value. The value cache holds the key's latest
-  // record: when that is the leaf's version, it is the leaf's key and value (V records never
-  // change), read with checksums or written by a commit.
-  if (auto it = values_by_hash_.find(path.key_hash); it != values_by_hash_.end()) {
-    auto& [key, cached] = *it->second;
-    if (cached.record &&
-        ReadBE64(*cached.record) == static_cast<std::uint64_t>(path.leaf_version)) {
-      cached.referenced = true;
-      out->key = key;
-      out->value.assign(*cached.record, 8);
-      out->path = std::move(path);
-      return Status::OK();
-    }
-  }
-  // Otherwise one exact read of V gives key and value.
-  std::string record;
-  const leveldb::Status s =
-      db_->Get(VerifiedRead(), ValueKey(path.key_hash, path.leaf_version), &record);
-  if (!s.ok()) {
-    return Status::Corruption("a leaf written at version " + std::to_string(path.leaf_version) +
-                              " has no value: " + s.ToString());
-  }
-  std::string_view key, value;
-  if (!DecodeValueRecord(record, &key, &value)) {
-    return Status::Corruption("a leaf's value record is malformed or a tombstone");
-  }
-  if (LeafHash(path.key_hash, Sha256Of(value)) != path.leaf_hash ||
-      Sha256Of(key) != path.key_hash) {
-    return Status::Corruption("a stored value does not match its leaf");
-  }
-  out->key.assign(key);
-  out->value.assign(value);
-  if (latest && options_.value_cache_bytes > 0) {
-    // The latest tree's leaf is the key's current value: its S record, as a Get would cache it.
-    std::string state;
-    state.reserve(8 + value.size());
-    AppendBE64(static_cast<std::uint64_t>(path.leaf_version), &state);
-    state.append(value);
-    CacheStateRecord(path.key_hash, out->key, std::move(state));
-  }
-  out->path = std::move(path);
-  return Status::OK();
-}
-
-Status MerkleStore::TreeAt(Version version, const PageReader** reader, Slot* root) const {
-  if (version == latest_.version) {
-    *reader = this;
-    *root = latest_.root;
-    return Status::OK();
-  }
-  if (auto it = checkpoints_.find(version); it != checkpoints_.end()) {
-    *reader = &past_reader_;  // every page of a durable checkpoint is on disk, below durable_
-    *root = it->second.root;
-    return Status::OK();
-  }
-  // The base, whichever is fewest versions away: the newest durable checkpoint at or below the
-  // version, replayed forward; the oldest one above it, or the latest tree, undone backward;
-  // with no checkpoint at all (or all kept, archive mode), the empty tree replayed forward
-  // from the first version. A tie goes to a checkpoint: a rebuild from the latest tree lasts
-  // only until the next commit.
-  struct Base {
-    Version version = 0;
-    Slot root;
-    bool backward = false;
-    bool from_latest = false;
-    Version cost = 0;
-  };
-  Base base;
-  const auto above = checkpoints_.upper_bound(version);
-  if (above != checkpoints_.begin()) {
-    base = Base{std::prev(above)->first, std::prev(above)->second.root, false, false,
-                version - std::prev(above)->first};
-  } else if (checkpoints_.empty() || options_.keep_recent == 0) {
-    base = Base{0, Slot{}, false, false, version};
-  } else {
-    base.cost = std::numeric_limits<Version>::max();
-  }
-  if (above != checkpoints_.end() && above->first - version < base.cost) {
-    base = Base{above->first, above->second.root, true, false, above->first - version};
-  }
-  if (latest_.version - version < base.cost) {
-    base = Base{latest_.version, latest_.root, true, true, latest_.version - version};
-  }
-  // The cached rebuild serves when it has the same base and lies between it and the target
-  // (its pages at or below the base may have been pruned since, once the base changed).
-  const bool reuse = reconstruction_ && reconstruction_->base == base.version &&
-                     reconstruction_->backward == base.backward &&
-                     reconstruction_->from_latest == base.from_latest &&
-                     (base.backward ? reconstruction_->version >= version
-                                    : reconstruction_->version <= version);
-  if (!reuse || reconstruction_->version != version) {
-    std::unique_ptr<Reconstruction> r;
-    if (reuse) {
-      r = std::move(reconstruction_);
-    } else {
-      r = std::make_unique<Reconstruction>();
-      r->store = this;
-      r->base = r->version = r->next_label = base.version;
-      r->root = base.root;
-      r->backward = base.backward;
-      r->from_latest = base.from_latest;
-    }
-    reconstruction_.reset();
-    if (Status s = r->backward ? UndoTo(version, r.get()) : ReplayTo(version, r.get());
-        !s.ok()) {
-      return s;
-    }
-    RootRecord want;
-    if (Status s = ReadRoot(version, &want); !s.ok()) return s;
-    if (RootHashOf(r->root) != want.hash) {
-      return Status::Corruption("version " + std::to_string(version) + ": the tree " +
-                                (r->backward ? "undone from" : "replayed from") +
-                                (r->from_latest ? " the latest version " : " checkpoint ") +
-                                std::to_string(r->base) + " does not match the stored root");
-    }
-    reconstruction_ = std::move(r);
-  }
-  *reader = reconstruction_.get();
-  *root = reconstruction_->root;
-  return Status::OK();
-}
-
-void MerkleStore::Reconstruction::Apply(const TreeUpdate& tree, Version label) {
-  for (const auto& [sv, path] : tree.stale_pages) {
-    if (sv > base) pages.erase(PageId{sv, path});
-  }
-  for (auto& [path, page] : tree.new_pages) pages[PageId{label, path}] = page;
-  root = tree.root;
-}
-
-Status MerkleStore::ReplayTo(Version version, Reconstruction* r) const {
-  std::vector<KeyUpdate> updates;
-  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));
-  const std::string cprefix(1, kChangesetPrefix);
-  for (it->Seek(VersionKey(kChangesetPrefix, r->version + 1));
-       it->Valid() && it->key().starts_with(cprefix); it->Next()) {
-    if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
-    const auto v = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
-    if (v > version) break;
-    // A gap is reported below (from the empty tree, the first is the chain's initial height).
-    if (r->version != 0 && v != r->version + 1) break;
-    if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates)) {
-      return Status::Corruption("the changeset of version " + std::to_string(v) +
-                                " is malformed");
-    }
-    TreeUpdate tree;
-    if (Status s = ApplyUpdates(*r, r->root, v, updates, &tree, /*parallel=*/true); !s.ok()) {
-      return s;
-    }
-    r->Apply(tree, v);
-    r->version = v;
-  }
-  if (!it->status().ok()) return FromLevelDb(it->status(), "reading changesets");
-  if (r->version != version) {
-    return Status::Corruption("version " + std::to_string(version) +
-                              ": the changeset of version " + std::to_string(r->version + 1) +
-                              " is missing (replaying from checkpoint " +
-                              std::to_string(r->base) + ")");
-  }
-  return Status::OK();
-}
-
-Status MerkleStore::UndoTo(Version version, Reconstruction* r) const {
-  // Undoing version w turns the tree of w into that of w - 1. The pages it makes are labelled
-  // above every page of the base (and of earlier undos), so they stay in memory.
-  std::vector<KeyUpdate> updates, undo;
-  while (r->version > version) {
-    const Version w = r->version;
-    std::string value;
-    const leveldb::Status ls = db_->Get(VerifiedRead(), VersionKey(kChangesetPrefix, w), &value);
-    if (ls.IsNotFound()) {
-      return Status::Corruption("version " + std::to_string(version) + ": the changeset of "
-                                "version " + std::to_string(w) + " is missing (undoing from " +
-                                std::to_string(r->base) + ")");
-    }
-    if (!ls.ok()) {
-      return FromLevelDb(ls, "version " + std::to_string(version) + ": reading the changeset of "
-                             "version " + std::to_string(w) + " (undoing from checkpoint " +
-                             std::to_string(r->base) + ")");
-    }
-    if (!DecodeChangeset(value, &updates, /*previous=*/nullptr, &undo)) {
-      return Status::Corruption("the changeset of version " + std::to_string(w) +
-                                " is malformed");
-    }
-    const Version label = ++r->next_label;
-    TreeUpdate tree;
-    if (Status s = ApplyUpdates(*r, r->root, label, undo, &tree, /*parallel=*/true); !s.ok()) {
-      return s;
-    }
-    r->Apply(tree, label);
-    r->version = w - 1;
-  }
-  return Status::OK();
-}
-
-Status MerkleStore::Prove(Version version, std::string_view key, KeyProof* out) const {
-  if (Status s = CheckVersion(version); !s.ok()) return s;
-  const PageReader* reader = nullptr;
-  Slot root;
-  if (Status s = TreeAt(version, &reader, &root); !s.ok()) return s;
-  if (root.empty()) {
-    return Status::InvalidArgument("the tree at version " + std::to_string(version) +
-                                   " is empty: ICS-23 cannot prove absence in an empty tree");
-  }
-  TreeLookup lookup;
-  const Hash key_hash = Sha256Of(key);
-  if (Status s = Lookup(*reader, root, key_hash, &lookup); !s.ok()) return s;
-  *out = KeyProof{};
-  const bool latest = version == latest_.version;
-  auto fill = [&](std::optional<LeafPath>& path, std::optional<ExistenceProof>* dest) {
-    if (!path) return Status::OK();
-    dest->emplace();
-    return ReadProofLeaf(std::move(*path), latest, &**dest);
-  };
-  if (Status s = fill(lookup.found, &out->exist); !s.ok()) return s;
-  if (Status s = fill(lookup.left, &out->left); !s.ok()) return s;
-  return fill(lookup.right, &out->right);
 }
 
 Version MerkleStore::PruneTo(Version version) const {
@@ -1274,9 +756,9 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
   // one without them.
   const Version keep_from = PruneTo(version);
   // Every kept version's tree comes from the newest durable checkpoint (the one this batch
-  // completes included): replayed forward above it, undone backward below it (TreeAt). So it
-  // stays, with the changesets of the kept versions on either side of it; older checkpoints
-  // and every page replaced at or below it go.
+  // completes included): replayed forward above it, undone backward below it (Rebuild in
+  // store_view.cc). So it stays, with the changesets of the kept versions on either side of
+  // it; older checkpoints and every page replaced at or below it go.
   const Version newest =
       std::max(completing, checkpoints_.empty() ? 0 : checkpoints_.rbegin()->first);
   std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));
@@ -1581,6 +1063,8 @@ Status MerkleStore::Commit() {
   if (!staged_) return Status::InvalidArgument("nothing staged to commit");
   const std::unique_ptr<Staged> staged = std::move(staged_);
   const Version version = staged->root.version;
+  // Views wait from here to the new markers: what they read changes in between.
+  absl::WriterMutexLock view_lock(&view_mu_);
   // The tree's memory (its pages and checkpoints) and the value cache take the version in.
   // They share nothing with each other or with the batch, so for a large block they run on
   // two helpers while this thread writes the batch (its fsync is mostly waiting); a small
@@ -1667,13 +1151,11 @@ Status MerkleStore::Commit() {
   earliest_ = staged->new_earliest;
   prune_cursors_ = staged->prune_cursors;
   commit_info_ = std::move(staged->commit_info);
-  // A rebuild from a checkpoint that is gone may read pages pruned since, and one from the
-  // previous latest tree pages this commit replaced.
-  if (reconstruction_ && (reconstruction_->version < earliest_ || reconstruction_->from_latest ||
-                          (reconstruction_->base != 0 &&
-                           !checkpoints_.contains(reconstruction_->base)))) {
-    reconstruction_.reset();
-  }
+  // Rebuilds of pruned versions, or from a checkpoint pruning no longer keeps, go: each pins
+  // the database state it read (its snapshot), which would hold back LevelDB's compaction.
+  rebuilds_->DropIf([this](const Reconstruction& r) {
+    return r.version < earliest_ || (r.base != 0 && !checkpoints_.contains(r.base));
+  });
   return Status::OK();
 }
 

@@ -28,14 +28,21 @@
 // rides in the same batch, so it is atomic and idempotent too; it keeps the checkpoint at or
 // below the oldest kept version and everything needed to replay from it.
 //
-// Thread-safety: none. All calls come from the ABCI application executor. Inside a call, Stage
-// and Commit may use one helper thread for a large block (hashing, half of the tree update,
-// the in-memory update after the write); the results do not depend on it.
+// Thread-safety: Stage, Commit, Get, Iterate and the accessors are called from one thread (the
+// ABCI application executor). Inside a call, Stage and Commit may use one helper thread for a
+// large block (hashing, half of the tree update, the in-memory update after the write); the
+// results do not depend on it. View() (and GetAt, Prove and CheckVersion, which go through a
+// view) may be called from any thread at any time, also while the executor stages and commits:
+// a StoreView reads one committed version through a LevelDB snapshot, and the in-memory tree
+// under a reader lock that Commit takes as a writer only for its own update. So a query on
+// another thread never delays a block by more than one tree walk, and never sees half a commit.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <list>
 #include <map>
 #include <memory>
@@ -47,8 +54,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
-#include "absl/hash/hash.h"
+#include "absl/synchronization/mutex.h"
 #include "store/kv.h"
+#include "store/seeded_hash.h"
 #include "store/smt.h"
 
 namespace leveldb {
@@ -56,6 +64,7 @@ class DB;
 class Cache;
 class Env;
 class FilterPolicy;
+class Snapshot;
 }  // namespace leveldb
 
 namespace kairos::store {
@@ -102,6 +111,18 @@ struct StoreOptions {
   // Read every table with checksums at open, naming a corrupt file. Costs one full read of
   // the database (seconds per GB).
   bool verify_on_open = true;
+  // The trees of this many versions below the latest stay readable from memory, for queries
+  // and proofs at recent heights (a light client proves at the latest height minus one or two):
+  // the in-memory pages a commit replaces are freed this many commits later instead of at once
+  // (about a block's changed pages each: ~10 MB for 10k updates). Older versions are rebuilt
+  // from the newest checkpoint by replaying or undoing changesets (rebuild_cache). 0: only the
+  // latest.
+  std::int64_t recent_versions = 4;
+  // Past trees rebuilt for queries kept for reuse, most recently used first: a rebuild costs up
+  // to a checkpoint interval of changesets, and one rebuild moves forward or back cheaply to a
+  // nearby version. Each holds the pages its replay made and pins the database state it read
+  // (a LevelDB snapshot); a rebuild whose checkpoint is pruned is dropped at the next commit.
+  std::size_t rebuild_cache = 4;
   // Table files (compactions, memtable flushes) are written back to disk every this many bytes
   // as they grow, instead of all at their final sync, which the commit's log sync otherwise
   // waits behind (store/leveldb_env.h). 0: LevelDB's own behaviour.
@@ -126,6 +147,49 @@ struct KeyProof {
   std::optional<ExistenceProof> right;
 };
 
+class MerkleStore;
+
+// A read-only view of one committed version: point reads, range scans (of the latest version)
+// and proofs, from any thread, while the executor goes on staging and committing. It reads the
+// database through a LevelDB snapshot taken when the view was made, so what it sees never
+// changes, and never fills a cache that blocks use (the value cache is only looked up, the
+// page cache only read). A view of a version that has been pruned since it was made still
+// answers. Immutable and thread-safe; made by MerkleStore::View. REQUIRES: the store outlives
+// its views.
+class StoreView final : public KvReader, public std::enable_shared_from_this<StoreView> {
+ public:
+  Version version() const { return version_; }
+  const Hash& root_hash() const { return root_hash_; }
+  // The commit info saved with the version (MerkleStore::commit_info) when the view was made
+  // of the latest version; "" for an older version.
+  const std::string& commit_info() const { return commit_info_; }
+
+  // The value of `key` at this version; NotFound when absent.
+  Status Get(std::string_view key, std::string* value) const override;
+  // Keys in [start, end) with their values at this version, in key order. Only for a view made
+  // of the latest version (the key index is not versioned): any other view returns an
+  // iterator whose status is InvalidArgument. The iterator holds the view.
+  std::unique_ptr<KvIterator> Iterate(std::string_view start,
+                                      std::string_view end) const override;
+  // The proof of `key` at this version: the tree is in memory for the latest version and the
+  // store's recent_versions before it; an older one is rebuilt from a checkpoint (or taken
+  // from the store's rebuild cache). InvalidArgument for an empty tree.
+  Status Prove(std::string_view key, KeyProof* out) const;
+
+ private:
+  friend class MerkleStore;
+  StoreView() = default;
+
+  const MerkleStore* store_ = nullptr;
+  std::shared_ptr<const leveldb::Snapshot> snapshot_;
+  Version version_ = 0;
+  Version latest_when_made_ = 0;  // the store's latest version when the view was made
+  bool latest_ = false;           // version_ was that version
+  Slot root_;
+  Hash root_hash_{};
+  std::string commit_info_;
+};
+
 class MerkleStore final : public KvReader, private PageReader {
  public:
   // Opens or creates the store. Checks that the latest root record matches its root node.
@@ -145,11 +209,22 @@ class MerkleStore final : public KvReader, private PageReader {
   std::unique_ptr<KvIterator> Iterate(std::string_view start,
                                       std::string_view end) const override;
 
-  // A committed version inside the kept window. InvalidArgument when the version is pruned, in
-  // the future, or was never written (below the chain's initial height); NotFound when absent.
+  // The latest committed version and its root (version 0 and the empty hash before the first
+  // commit), read together. Thread-safe (version() and root_hash() are the executor's).
+  struct Committed {
+    Version version = 0;
+    Hash root{};
+  };
+  Committed LatestCommitted() const;
+  // A view of committed `version` (0: the latest) for reads and proofs from any thread (see
+  // StoreView). InvalidArgument when the version is pruned, in the future, or was never written
+  // (below the chain's initial height), or when nothing is committed yet. Thread-safe.
+  Result<std::shared_ptr<const StoreView>> View(Version version = 0) const;
+  // One read or proof at a committed version, through a view (the same errors; NotFound when
+  // absent). Thread-safe.
   Status GetAt(Version version, std::string_view key, std::string* value) const;
   Status Prove(Version version, std::string_view key, KeyProof* out) const;
-  // Whether `version` can be queried, with the reason when not.
+  // Whether `version` can be queried, with the reason when not. Thread-safe.
   Status CheckVersion(Version version) const;
 
   // Computes the root of `changes` applied to the latest version, as `version`
@@ -177,6 +252,20 @@ class MerkleStore final : public KvReader, private PageReader {
     std::size_t cached_page_bytes = 0;  // Commit: their bytes (Page::bytes, no map overhead)
   };
   const BlockStats& last_block() const { return stats_; }
+  // Key comparisons the value cache's table has made so far (a debug statistic: keys crafted to
+  // collide must not cost more of them than random keys). Read it between calls.
+  std::uint64_t value_cache_key_comparisons() const { return value_cache_key_comparisons_; }
+  // What views have done (thread-safe counters, for tests and benchmarks): past trees rebuilt
+  // from a checkpoint (a cached rebuild moved is not counted), and the changesets replayed or
+  // undone for them (moves of cached rebuilds included).
+  struct ViewStats {
+    std::uint64_t rebuilds = 0;
+    std::uint64_t rebuild_steps = 0;
+  };
+  ViewStats view_stats() const {
+    return {stats_of_views_.rebuilds.load(std::memory_order_relaxed),
+            stats_of_views_.rebuild_steps.load(std::memory_order_relaxed)};
+  }
   // The versions Open replayed above the newest durable checkpoint (or from the first
   // version, before any checkpoint is durable; fewer than twice the checkpoint interval):
   // what a restart's open time grows with.
@@ -204,10 +293,16 @@ class MerkleStore final : public KvReader, private PageReader {
     bool operator==(const PageId& o) const { return version == o.version && path == o.path; }
   };
   struct PageIdHash {
-    // Mixed by absl::Hash: an open-addressing table takes its probe start and its tag from
-    // different bits, and needs both to be uniform.
+    // Seeded (store/seeded_hash.h): a path is a prefix of key hashes, which senders can grind.
+    // Uniform in all bits, as an open-addressing table needs (its probe start and its tag come
+    // from different bits).
     std::size_t operator()(const PageId& id) const {
-      return absl::Hash<std::pair<Version, std::size_t>>{}({id.version, id.path.Hash()});
+      std::array<std::uint8_t, sizeof(Version) + 1 + kMaxNibbles / 2> bytes;
+      std::memcpy(bytes.data(), &id.version, sizeof(Version));
+      bytes[sizeof(Version)] = static_cast<std::uint8_t>(id.path.size());
+      const auto packed = id.path.packed();
+      std::memcpy(bytes.data() + sizeof(Version) + 1, packed.data(), packed.size());
+      return SeededHashOf(bytes.data(), sizeof(Version) + 1 + packed.size());
     }
   };
   // Open addressing (absl's SwissTable): the tree update looks up, inserts and erases tens of
@@ -227,15 +322,13 @@ class MerkleStore final : public KvReader, private PageReader {
     // them), but not kept in memory once it is durable.
     std::vector<PageId> replaced;
   };
+  // A past version's tree rebuilt from a durable checkpoint (store_view.cc), and the cache of
+  // the last few (StoreOptions::rebuild_cache).
   struct Reconstruction;
-  // Reads a durable checkpoint's pages as a past version's (TreeAt).
-  struct PastReader final : PageReader {
-    explicit PastReader(const MerkleStore* s) : store(s) {}
-    Result<std::shared_ptr<const Page>> LoadPage(Version v, const NibblePath& path) const override {
-      return store->LoadDiskPage(v, path, /*latest=*/false);
-    }
-    const MerkleStore* store;
-  };
+  class RebuildCache;
+  // Reads the pages of a version whose tree is in memory (the latest, or one of the recent
+  // ones) for a view: REQUIRES view_mu_ held (shared) while it is used.
+  struct RecentReader;
   // Where pruning's scans of each table start: every record below is deleted (and none is
   // written there again, versions only grow). 0 after open: the table's start.
   struct PruneCursors {
@@ -245,26 +338,40 @@ class MerkleStore final : public KvReader, private PageReader {
     Version stale = 0;
   };
 
+  friend class StoreView;
+
   MerkleStore(StoreOptions options, std::unique_ptr<leveldb::Env> env, leveldb::DB* db,
               const leveldb::Cache* cache, const leveldb::FilterPolicy* filter);
   // Pages above the durable checkpoint come from memory, the others from the cache or disk.
   Result<std::shared_ptr<const Page>> LoadPage(Version version,
                                                const NibblePath& path) const override;
-  // `latest`: the read is for the latest tree (the page goes to the cache as its most recently
-  // used), not a past version's (nothing is cached: most of its pages were replaced since).
-  Result<std::shared_ptr<const Page>> LoadDiskPage(Version version, const NibblePath& path,
-                                                   bool latest = true) const;
-  Status ReadRoot(Version version, RootRecord* out) const;
-  // A past version's tree (TreeAt): `r` replayed forward to `version` (r->version <= version),
-  // or undone backward to it (r->version >= version).
-  Status ReplayTo(Version version, Reconstruction* r) const;
-  Status UndoTo(Version version, Reconstruction* r) const;
-  Status ReadValueAt(Version version, std::string_view key, const Hash& key_hash,
-                     std::string* value) const;
-  // A proof leaf's key and value: from the value cache when it holds the leaf's version, else
-  // from V (checked against the leaf), then cached when `latest` (the leaf is then the key's
-  // current value).
-  Status ReadProofLeaf(LeafPath path, bool latest, ExistenceProof* out) const;
+  // `latest`: the read is for the executor's latest tree (the page goes to the cache as its
+  // most recently used), not a view's (nothing is cached or moved). `snapshot` (may be null):
+  // the database state to read.
+  Result<std::shared_ptr<const Page>> LoadDiskPage(
+      Version version, const NibblePath& path, bool latest = true,
+      const leveldb::Snapshot* snapshot = nullptr) const;
+  Status ReadRoot(Version version, RootRecord* out,
+                  const leveldb::Snapshot* snapshot = nullptr) const;
+  // CheckVersion's answer. REQUIRES: view_mu_ held (either way) or the executor's thread.
+  Status CheckVersionLocked(Version version) const;
+  std::shared_ptr<const leveldb::Snapshot> NewSnapshot() const;
+  // A view's reads (store_view.cc). ViewLookup finds the key's leaf or neighbours in the
+  // view's tree: in memory under view_mu_ when the version is recent, else in a rebuild.
+  Status ViewLookup(const StoreView& view, const Hash& key_hash, TreeLookup* out) const;
+  Status ViewGet(const StoreView& view, std::string_view key, std::string* value) const;
+  Status Rebuild(const StoreView& view, std::unique_ptr<Reconstruction>* out) const;
+  // `r` replayed forward to `version` (r->version <= version), or undone backward to it
+  // (r->version >= version), reading changesets in `snapshot`.
+  Status ReplayTo(Version version, Reconstruction* r, const leveldb::Snapshot* snapshot) const;
+  Status UndoTo(Version version, Reconstruction* r, const leveldb::Snapshot* snapshot) const;
+  // A proof leaf's key and value: from the value cache when it holds the leaf's version (only
+  // looked up), else from V in `snapshot` (checked against the leaf).
+  Status ReadProofLeaf(LeafPath path, const leveldb::Snapshot* snapshot,
+                       ExistenceProof* out) const;
+  // Whether the tree of `version` is in memory: the latest, or one whose later versions'
+  // replaced pages are all still in recent_. REQUIRES: view_mu_ held.
+  bool InMemory(Version version) const;
   // The oldest version kept once `version` is committed (pruning moves it a share per block).
   Version PruneTo(Version version) const;
   // Adds to `batch` (a leveldb::WriteBatch*) the deletes that moving the oldest kept version
@@ -284,9 +391,11 @@ class MerkleStore final : public KvReader, private PageReader {
   Status LoadStateRecord(std::string_view key, std::string* record) const;
   // The same without the cache: the latest tree's leaf, then V.
   Status ReadLatestRecord(std::string_view key, const Hash& key_hash, std::string* record) const;
-  // The value cache's record of `key` (nullopt inside: cached as absent), marked most recently
-  // used; nullptr when the cache does not know the key.
-  const std::optional<std::string>* CachedStateRecord(std::string_view key) const;
+  // The value cache's answer for `key`, marked most recently used when `mark`: kPresent copies
+  // the record from byte `skip` on (8: the value without its version) into `*out`.
+  enum class CacheAnswer { kMiss, kAbsent, kPresent };
+  CacheAnswer CachedStateRecord(std::string_view key, std::size_t skip, std::string* out,
+                                bool mark = true) const;
   // The value `key` got at `version`, from its V record.
   Status ReadValueRecord(std::string_view key, const Hash& key_hash, Version version,
                          std::string* value) const;
@@ -304,9 +413,6 @@ class MerkleStore final : public KvReader, private PageReader {
   // retire_per_commit_ pages of retired_ to the page cache while it has room and frees the
   // others (Commit).
   void FreeRetiredShare();
-  // The tree of a past version that is neither the latest nor a durable checkpoint, rebuilt
-  // by replaying changesets from the checkpoint below it (the last one is cached).
-  Status TreeAt(Version version, const PageReader** reader, Slot* root) const;
 
   StoreOptions options_;
   std::unique_ptr<leveldb::Env> env_;  // LevelDB's I/O (leveldb_env.h); outlives db_
@@ -353,45 +459,55 @@ class MerkleStore final : public KvReader, private PageReader {
   // faults in its first 20k inserts (session 11, on this machine's VM). Touched by the commit's
   // tree update only.
   PageMap spare_;
-  mutable std::unique_ptr<Reconstruction> reconstruction_;
   Version replayed_at_open_ = 0;
-  const PastReader past_reader_{this};
+
+  // Views read the state above (the latest root, earliest_, checkpoints_, the in-memory pages)
+  // under this lock, shared; Commit takes it exclusively for its whole update, from the
+  // LevelDB write to the new markers, so a view never sees half a commit and a view's
+  // snapshot always agrees with the markers it reads. The executor's own reads take nothing:
+  // only Commit, on the same thread, changes what they read. absl::Mutex makes new readers
+  // wait behind a waiting writer, so queries cannot starve a commit.
+  mutable absl::Mutex view_mu_;
+  // The in-memory pages each of the last recent_versions commits replaced (version of the
+  // commit, pages), oldest first: with the live pages they are the trees of those versions.
+  std::deque<std::pair<Version, PageMap>> recent_;
+  std::unique_ptr<RebuildCache> rebuilds_;
+  mutable struct {
+    std::atomic<std::uint64_t> rebuilds{0};
+    std::atomic<std::uint64_t> rebuild_steps{0};
+  } stats_of_views_;
 
   // The value cache: S records (nullopt = absent) by key, in value_lru_ oldest first, evicted
   // by second chance (CLOCK): a hit only sets `referenced` in the entry it has just found, and
   // eviction moves a referenced entry to the back (clearing the flag) instead of dropping it.
   // A hit thus writes no list links (a move to the back touched three more cache lines per
   // read: CheckTx reads two keys). Updated only with committed data (reads, Commit's writes).
+  // Views look entries up without marking or adding any (value_mu_).
   struct CachedRecord {
     std::optional<std::string> record;
     std::list<const std::string*>::iterator lru;
     Hash key_hash;  // sha256(key): the entry's name in values_by_hash_
     bool referenced = false;
   };
-  struct StringHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
   mutable std::list<const std::string*> value_lru_;  // the keys in values_
   // A node per entry (the list and values_by_hash_ point into it), in an open-addressing
-  // table: a lookup misses the cache once less than std::unordered_map's bucket list.
-  using ValueMap = absl::node_hash_map<std::string, CachedRecord, StringHash, std::equal_to<>>;
-  mutable ValueMap values_;
+  // table: a lookup misses the cache once less than std::unordered_map's bucket list. Keyed
+  // by the per-process seeded hash: keys hold addresses that senders choose (issue 20).
+  using ValueMap = absl::node_hash_map<std::string, CachedRecord, SeededHash, CountingKeyEqual>;
+  mutable std::uint64_t value_cache_key_comparisons_ = 0;  // before values_, which counts into it
+  mutable ValueMap values_{0, SeededHash{}, CountingKeyEqual{&value_cache_key_comparisons_}};
   // Every entry of values_ by its key's hash: a proof's leaf names its key by hash only, and
-  // a cached record at the leaf's version is the leaf's key and value without a V read.
-  struct KeyHashHash {
-    std::size_t operator()(const Hash& h) const {
-      std::size_t x;
-      std::memcpy(&x, h.data(), sizeof x);  // a SHA-256: its first bytes are uniform
-      return x;
-    }
-  };
-  mutable absl::flat_hash_map<Hash, ValueMap::value_type*, KeyHashHash> values_by_hash_;
+  // a cached record at the leaf's version is the leaf's key and value without a V read. Seeded
+  // too: a SHA-256's first bytes would do as a hash only if nobody could grind the key.
+  mutable absl::flat_hash_map<Hash, ValueMap::value_type*, SeededHash> values_by_hash_;
   // The entry to evict next (second chance), left at the front of value_lru_; referenced
   // entries passed over go before `back` (the list's end, or a slot kept at its tail).
   // REQUIRES: the cache is not empty.
   ValueMap::iterator ValueCacheVictim(std::list<const std::string*>::iterator back) const;
   mutable std::size_t value_cache_used_ = 0;
+  // Guards the value cache (values_, value_lru_, values_by_hash_, value_cache_used_): the
+  // executor reads and fills it, views on other threads look it up.
+  mutable std::mutex value_mu_;
 
   // Guards the page cache (lru_, pages_), written_, retired_ and forget_: a parallel tree
   // update loads pages from two threads.

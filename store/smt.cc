@@ -470,12 +470,6 @@ NibblePath NibblePath::Child(std::uint8_t nibble) const {
   return c;
 }
 
-std::size_t NibblePath::Hash() const {
-  std::size_t h = static_cast<std::size_t>(size_) * 0x9e3779b97f4a7c15ull;
-  for (int i = 0; i < (size_ + 1) / 2; ++i) h = (h ^ bytes_[i]) * 0x100000001b3ull;  // FNV-1a
-  return h;
-}
-
 void NibblePath::AppendTo(std::string* out) const {
   out->push_back(static_cast<char>(size_));
   out->append(reinterpret_cast<const char*>(bytes_.data()), (size_ + 1) / 2);

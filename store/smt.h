@@ -46,7 +46,11 @@ class NibblePath {
   // size byte followed by the packed nibbles.
   void AppendTo(std::string* out) const;
   bool operator==(const NibblePath& o) const { return size_ == o.size_ && bytes_ == o.bytes_; }
-  std::size_t Hash() const;
+  // The nibbles packed two a byte, most significant first ((size() + 1) / 2 bytes; an odd
+  // path's last low nibble is 0).
+  std::span<const std::uint8_t> packed() const {
+    return {bytes_.data(), static_cast<std::size_t>((size_ + 1) / 2)};
+  }
 
  private:
   std::array<std::uint8_t, 32> bytes_{};

@@ -7,12 +7,14 @@
 //   2. FinalizeBlock + Commit of one block of --accounts transfers among as many accounts:
 //      cold (signatures not seen before, verified in parallel on --threads), and warm (the
 //      same block after CheckTx saw its txs, as on a validator). Goal: <= 0.5 s.
+//   3. With --flood 1, only the hash-flood reproduction (issue 20): FinalizeBlock and Commit of
+//      a block of --accounts one-coin sends to new recipients, and of the next block (the same
+//      sends again), with recipients whose account keys collide under libstdc++'s fixed-seed
+//      std::hash, beside random recipients.
 //
-// Usage: tx_bench [--accounts N] [--threads T] [--rounds R] [--only-check 1]. Prints key=value
-// lines and one JSON line. The CheckTx ratio is the best of R alternating rounds of each side.
+// Usage: tx_bench [--accounts N] [--threads T] [--rounds R] [--only-check 1] [--flood 1].
+// Prints key=value lines and one JSON line. The CheckTx ratio is the best of R alternating rounds of each side.
 // Not a test: it asserts only that every tx is accepted (a rejected tx means a broken bench).
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,12 +29,15 @@
 #include "abci/frame.h"
 #include "abci/server.h"
 #include "ante/sign_doc.h"
+#include "app/auth.h"
 #include "app/kairos_app.h"
 #include "app/tx_codec.h"
 #include "crypto/bech32.h"
 #include "crypto/hash.h"
 #include "crypto/keys.h"
 #include "store/merkle_store.h"
+#include "test/bench/bench_chain.h"
+#include "test/std_hash_collisions.h"
 
 namespace {
 
@@ -47,14 +52,15 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-[[noreturn]] void Die(const std::string& why) {
-  std::fprintf(stderr, "tx_bench: %s\n", why.c_str());
-  std::exit(1);
-}
+using bench::Account;
+using bench::Die;
+using bench::FundedAppState;
+using bench::MakeAccounts;
 
-struct Account {
-  std::string priv, pub, address, bech32;
-};
+std::string SignedSend(const Account& from, std::uint64_t account_number, std::uint64_t sequence,
+                       const std::string& to) {
+  return bench::SignedSend(from, account_number, sequence, to, kChainId);
+}
 
 struct Fixture {
   std::vector<Account> accounts;
@@ -66,35 +72,10 @@ struct Fixture {
 
 Fixture Build(std::size_t n) {
   Fixture f;
-  std::string balances;
+  f.accounts = MakeAccounts(n);
+  f.app_state = FundedAppState(f.accounts);
   for (std::size_t i = 0; i < n; ++i) {
-    Account a;
-    a.priv = crypto::Sha256("bench-account-" + std::to_string(i));
-    a.pub = *crypto::Secp256k1PublicKey(a.priv);
-    a.address = crypto::AddressOf(crypto::KeyType::kSecp256k1, a.pub);
-    a.bech32 = crypto::EncodeAccountAddress(a.address);
-    balances += std::string(i ? "," : "") + R"({"address":")" + a.bech32 +
-                R"(","coins":[{"denom":"stake","amount":"1000000"}]})";
-    f.accounts.push_back(std::move(a));
-  }
-  f.app_state = R"({"bank":{"denom":"stake","balances":[)" + balances + "]}}";
-  for (std::size_t i = 0; i < n; ++i) {
-    const Account& from = f.accounts[i];
-    const Account& to = f.accounts[(i + 1) % n];
-    ante::MsgSend m;
-    m.from_address = from.bech32;
-    m.to_address = to.bech32;
-    m.from = from.address;
-    m.to = to.address;
-    m.amount = *ante::Coins::Parse("1stake");
-    app::TxSpec spec;
-    spec.msgs = {m};
-    spec.fee = *ante::Coins::Parse("10stake");
-    spec.gas_limit = 100000;
-    app::SignerKey k;
-    k.private_key = from.priv;
-    k.account_number = i;  // genesis order
-    f.txs.push_back(app::BuildSignedTx(spec, {k}, kChainId));
+    f.txs.push_back(SignedSend(f.accounts[i], i, 0, f.accounts[(i + 1) % n].address));
     auto decoded = app::DecodeTx(f.txs.back());
     if (!std::holds_alternative<ante::Tx>(decoded)) Die("a built tx does not decode");
     const ante::Tx& tx = std::get<ante::Tx>(decoded);
@@ -108,7 +89,8 @@ struct Chain {
   std::string dir;
   std::unique_ptr<app::KairosApp> app;
 
-  Chain(const Fixture& f, std::size_t threads) {
+  Chain(const Fixture& f, std::size_t threads) : Chain(f.app_state, f.txs.size(), threads) {}
+  Chain(const std::string& app_state, std::size_t block_txs, std::size_t threads) {
     char pattern[] = "/tmp/kairos-txbench-XXXXXX";
     if (::mkdtemp(pattern) == nullptr) Die("mkdtemp failed");
     dir = pattern;
@@ -118,14 +100,14 @@ struct Chain {
     if (!db.ok()) Die(db.status().ToString());
     app::AppOptions options;
     options.signature_threads = threads;
-    options.mempool.max_txs = 2 * f.txs.size();  // every tx fits: the pool is not what is measured
+    options.mempool.max_txs = 2 * block_txs;  // every tx fits: the pool is not what is measured
     auto a = app::KairosApp::Open(std::move(*db), options);
     if (!a.ok()) Die(a.status().ToString());
     app = std::move(*a);
     pb::RequestInitChain init;
     init.set_chain_id(kChainId);
     init.set_initial_height(1);
-    init.set_app_state_bytes(f.app_state);
+    init.set_app_state_bytes(app_state);
     app->InitChain(init);
     Finalize({}, kT0);
     app->Commit({});
@@ -184,11 +166,7 @@ Rate CheckTxRate(Chain& chain, const Fixture& f) {
   if (!server.Listen(&error)) Die(error);
   std::thread serving([&] { server.Run(); });
 
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) Die("connect failed");
+  bench::AbciClient client(path);
 
   std::string out;
   std::size_t expected_responses = 0;
@@ -208,32 +186,15 @@ Rate CheckTxRate(Chain& chain, const Fixture& f) {
   const double process_cpu0 = CpuSeconds(CLOCK_PROCESS_CPUTIME_ID);
   const double reader_cpu0 = CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
   double writer_cpu = 0;
-  std::thread writer([&] {
+  std::thread writer([&] {  // the reader below reads the answers meanwhile
     const double cpu0 = CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
-    std::size_t off = 0;
-    while (off < out.size()) {
-      const ssize_t n = ::write(fd, out.data() + off, out.size() - off);
-      if (n <= 0) Die("write failed");
-      off += static_cast<std::size_t>(n);
-    }
+    client.Send(out);
     writer_cpu = CpuSeconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
   });
-  abci::FrameDecoder decoder(64 << 20);
   std::size_t got = 0, rejected = 0;
   std::string first_rejection;
   while (got < expected_responses) {
-    std::span<const std::uint8_t> frame;
-    auto st = decoder.Next(&frame);
-    if (st == abci::FrameDecoder::Status::kError) Die(decoder.error());
-    if (st == abci::FrameDecoder::Status::kNeedMore) {
-      auto buf = decoder.Prepare(1 << 16);
-      const ssize_t n = ::read(fd, buf.data(), buf.size());
-      if (n <= 0) Die("the server closed the connection");
-      decoder.Commit(static_cast<std::size_t>(n));
-      continue;
-    }
-    pb::Response res;
-    if (!res.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) Die("bad response");
+    const pb::Response res = client.Read();
     if (res.has_check_tx() && res.check_tx().code() != 0) {
       if (rejected++ == 0) first_rejection = res.check_tx().log();
     }
@@ -244,7 +205,6 @@ Rate CheckTxRate(Chain& chain, const Fixture& f) {
   writer.join();
   const double server_cpu =
       CpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - process_cpu0 - reader_cpu - writer_cpu;
-  ::close(fd);
   server.Stop();
   serving.join();
   if (rejected) Die(std::to_string(rejected) + " CheckTx rejected, first: " + first_rejection);
@@ -288,18 +248,85 @@ double BlockSeconds(Chain& chain, const Fixture& f) {
   return secs;
 }
 
+// The hash-flood reproduction (issue 20, item 1): one block of one-coin sends, one from each
+// of `senders`, to new recipients, then a second block of the same sends (sequence 1), each
+// timed in FinalizeBlock and in Commit.
+struct FloodTimes {
+  double finalize1 = 0, commit1 = 0, finalize2 = 0, commit2 = 0;
+  std::size_t tx_bytes = 0;
+};
+FloodTimes FloodBlocks(const std::vector<Account>& senders, const std::string& app_state,
+                       const std::vector<std::string>& recipients, std::size_t threads) {
+  std::vector<std::string> blocks[2];
+  FloodTimes t;
+  for (std::uint64_t seq = 0; seq < 2; ++seq) {
+    for (std::size_t i = 0; i < senders.size(); ++i) {
+      blocks[seq].push_back(SignedSend(senders[i], i, seq, recipients[i]));
+      t.tx_bytes += seq == 0 ? blocks[seq].back().size() : 0;
+    }
+  }
+  Chain chain(app_state, senders.size(), threads);
+  for (int b = 0; b < 2; ++b) {
+    const auto start = Clock::now();
+    auto res = chain.Finalize(blocks[b], kT0 + (b + 1) * 1'000'000'000LL);
+    const auto finalized = Clock::now();
+    chain.app->Commit({});
+    const auto committed = Clock::now();
+    for (const auto& r : res.tx_results()) {
+      if (r.code() != 0) Die("a flood tx failed: " + r.log());
+    }
+    (b == 0 ? t.finalize1 : t.finalize2) = Seconds(start, finalized);
+    (b == 0 ? t.commit1 : t.commit2) = Seconds(finalized, committed);
+  }
+  return t;
+}
+
+void RunFlood(std::size_t n, std::size_t threads) {
+  std::printf("building %zu funded senders...\n", n);
+  const std::vector<Account> senders = MakeAccounts(n);
+  const std::string app_state = FundedAppState(senders);
+  // Recipients crafted so that their auth/acc/<address> keys (the account each send creates)
+  // all have one value of libstdc++'s fixed-seed std::hash<std::string_view>, and a baseline of
+  // random recipients, measured in the same run.
+  const auto crafted = test::StdHashCollidingAddresses(n, &app::AuthKeeper::AccountKey, 1);
+  const auto random = test::RandomAddresses(n, 2);
+  const FloodTimes r = FloodBlocks(senders, app_state, random, threads);
+  const FloodTimes c = FloodBlocks(senders, app_state, crafted, threads);
+  std::printf("flood: %zu one-coin sends to new recipients, %.2f MB of txs a block\n", n,
+              static_cast<double>(r.tx_bytes) / 1e6);
+  for (const auto& [name, t] : {std::pair{"random", r}, std::pair{"crafted", c}}) {
+    std::printf("recipients=%-7s block1_finalize_s=%.3f block1_commit_s=%.3f "
+                "block2_finalize_s=%.3f block2_commit_s=%.3f\n",
+                name, t.finalize1, t.commit1, t.finalize2, t.commit2);
+  }
+  std::printf("crafted/random: block1_finalize=%.1fx block1_commit=%.1fx block2_finalize=%.1fx "
+              "block2_commit=%.1fx\n",
+              c.finalize1 / r.finalize1, c.commit1 / r.commit1, c.finalize2 / r.finalize2,
+              c.commit2 / r.commit2);
+  std::printf("{\"flood_sends\":%zu,\"random\":[%.4f,%.4f,%.4f,%.4f],"
+              "\"crafted\":[%.4f,%.4f,%.4f,%.4f]}\n",
+              n, r.finalize1, r.commit1, r.finalize2, r.commit2, c.finalize1, c.commit1,
+              c.finalize2, c.commit2);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::size_t n = 10000, threads = 2, rounds = 3;
   bool only_check = false;  // --only-check 1: for profiling CheckTx alone
+  bool flood = false;       // --flood 1: the hash-flood reproduction alone
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--accounts") n = std::stoul(argv[i + 1]);
     else if (flag == "--threads") threads = std::stoul(argv[i + 1]);
     else if (flag == "--rounds") rounds = std::max<std::size_t>(1, std::stoul(argv[i + 1]));
     else if (flag == "--only-check") only_check = argv[i + 1] == std::string("1");
+    else if (flag == "--flood") flood = argv[i + 1] == std::string("1");
     else Die("unknown flag " + flag);
+  }
+  if (flood) {
+    RunFlood(n, threads);
+    return 0;
   }
   std::printf("building %zu accounts and signed txs...\n", n);
   const Fixture f = Build(n);

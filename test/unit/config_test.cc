@@ -230,8 +230,10 @@ TEST_CASE("the default config text mentions every key and parses to the defaults
 }
 
 TEST_CASE("config.toml.example is exactly what kairosd init writes", "[config]") {
-  const std::filesystem::path root(KAIROS_SOURCE_DIR);
-  const std::string example = ReadFile(root / "config.toml.example");
+  // The source tree, from the build (not __FILE__, which a compiler cache or a prefix map may
+  // make relative).
+  const std::string example =
+      ReadFile(std::filesystem::path(KAIROS_SOURCE_DIR) / "config.toml.example");
   CHECK(example == DefaultConfigToml());
   CheckSame(MustParse(example), Config{});
 }

@@ -1474,10 +1474,14 @@ TEST_CASE("Simulate reports the gas a tx uses and changes nothing", "[kairos_app
   CHECK(AccountOf(AccountQuery(app, kAlice)).sequence() == 0);
   CHECK(CheckTx(app, tx).code() == 0);  // the check state's sequence was still 0
 
-  // Simulate runs on the check state: now that CheckTx saw sequence 0, it is taken.
-  const pb::ResponseQuery taken = simulate(tx);
-  CHECK(taken.code() == 32);
-  CHECK(taken.codespace() == "sdk");
+  // Simulate runs on the committed state, not the check state: the pending tx is not seen,
+  // so sequence 0 still simulates (as a client that read its sequence from the same committed
+  // state expects). A sequence the committed state does not have yet is refused.
+  const pb::ResponseQuery pending = simulate(tx);
+  CHECK(pending.code() == 0);
+  const pb::ResponseQuery ahead = simulate(Send(kAlice, kBob, "10stake", 0, 1));
+  CHECK(ahead.code() == 32);
+  CHECK(ahead.codespace() == "sdk");
 
   // A tx whose message would fail: its code and log.
   const pb::ResponseQuery poor = simulate(Send(kBob, kAlice, "5000stake", 1, 0));

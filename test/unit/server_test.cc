@@ -41,9 +41,12 @@ constexpr auto kGuard = 10s;
 
 // CheckTx answers with the tx as data and sleeps a little on txs starting with 's'. The tx
 // "gate" blocks the application executor until Release(). Info answers with the version.
+// A Query with data "qgate" blocks its thread until ReleaseQuery(). Every CheckTx and the end
+// of every Query are logged in call order (calls()).
 class TestApp final : public kairos::abci::Application {
  public:
   pb::ResponseCheckTx CheckTx(const pb::RequestCheckTx& req) override {
+    Log("check:" + req.tx());
     if (req.tx() == "gate") {
       std::unique_lock lock(mu_);
       entered_ = true;
@@ -61,7 +64,18 @@ class TestApp final : public kairos::abci::Application {
     res.set_data(req.version());
     return res;
   }
-  pb::ResponseQuery Query(const pb::RequestQuery&) override { return {}; }
+  pb::ResponseQuery Query(const pb::RequestQuery& req) override {
+    if (req.data() == "qgate") {
+      std::unique_lock lock(mu_);
+      query_entered_ = true;
+      cv_.notify_all();
+      cv_.wait(lock, [this] { return query_released_; });
+    }
+    Log("query done:" + req.data());
+    pb::ResponseQuery res;
+    res.set_value(req.data());
+    return res;
+  }
   pb::ResponseInsertTx InsertTx(const pb::RequestInsertTx&) override { return {}; }
   pb::ResponseReapTxs ReapTxs(const pb::RequestReapTxs&) override { return {}; }
   pb::ResponseInitChain InitChain(const pb::RequestInitChain&) override { return {}; }
@@ -97,12 +111,33 @@ class TestApp final : public kairos::abci::Application {
     released_ = true;
     cv_.notify_all();
   }
+  bool WaitUntilQueryGateEntered() {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, kGuard, [this] { return query_entered_; });
+  }
+  void ReleaseQuery() {
+    std::lock_guard lock(mu_);
+    query_released_ = true;
+    cv_.notify_all();
+  }
+  std::vector<std::string> calls() {
+    std::lock_guard lock(mu_);
+    return calls_;
+  }
 
  private:
+  void Log(std::string call) {
+    std::lock_guard lock(mu_);
+    calls_.push_back(std::move(call));
+  }
+
   std::mutex mu_;
   std::condition_variable cv_;
   bool entered_ = false;
   bool released_ = false;
+  bool query_entered_ = false;
+  bool query_released_ = false;
+  std::vector<std::string> calls_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -123,6 +158,11 @@ pb::Request Info(const std::string& version) {
   r.mutable_info()->set_version(version);
   return r;
 }
+pb::Request Query(const std::string& data) {
+  pb::Request r;
+  r.mutable_query()->set_data(data);
+  return r;
+}
 pb::Request Flush() {
   pb::Request r;
   r.mutable_flush();
@@ -135,6 +175,7 @@ std::string Key(const pb::Response& res) {
     case pb::Response::kCheckTx: return "check:" + res.check_tx().data();
     case pb::Response::kInfo: return "info:" + res.info().data();
     case pb::Response::kFlush: return "flush";
+    case pb::Response::kQuery: return "query:" + res.query().value();
     case pb::Response::kException: return "exception:" + res.exception().error();
     default: return "other:" + std::to_string(res.value_case());
   }
@@ -324,6 +365,7 @@ class TestServer {
   }
   ~TestServer() {
     app_.Release();
+    app_.ReleaseQuery();
     server_.Stop();
     thread_.join();
   }
@@ -397,7 +439,9 @@ void CheckOnlyThatConnectionCloses(const std::string& address,
 }  // namespace
 
 TEST_CASE("pipelined requests are answered in order, Flush in its place", "[server]") {
-  TestServer server;
+  ServerOptions options = TestOptions();
+  options.query_threads = GENERATE(0, 1);  // Echo and Info batches on the query thread, or not
+  TestServer server(options);
   Client client(server.address());
   CheckPipelined(client, Mixed(1000, 10));
   // And again on the same connection, with Flush at other positions.
@@ -652,4 +696,64 @@ TEST_CASE("ParseListenAddress accepts tcp hosts, IPv6 and unix paths", "[server]
   REQUIRE(ParseListenAddress("unix://relative.sock", &out, &error));
   CHECK(out.path == "relative.sock");
   CHECK(error.empty());
+}
+
+TEST_CASE("with a query thread, Info and Query are answered while the executor is busy",
+          "[server]") {
+  ServerOptions options = TestOptions();
+  options.query_threads = 1;
+  TestServer server(options);
+  Client busy(server.address());
+  busy.Send(CheckTx("gate"));  // holds the application executor
+  REQUIRE(server.app().WaitUntilGateEntered());
+  Client queries(server.address());
+  CHECK(queries.Call(Info("v1")) == "info:v1");
+  CHECK(queries.Call(Query("q1")) == "query:q1");
+  CHECK(queries.Call(Echo("e1")) == "echo:e1");
+  server.app().Release();
+  pb::Response res;
+  REQUIRE(busy.Read(&res));
+  CHECK(Key(res) == "check:gate");
+}
+
+TEST_CASE("one connection's requests run in its order across the query thread and the executor",
+          "[server]") {
+  ServerOptions options = TestOptions();
+  options.query_threads = 1;
+  TestServer server(options);
+  Client client(server.address());
+  // A query held on the query thread, then a CheckTx on the same connection: the CheckTx must
+  // wait for it, although the executor is free.
+  client.Send(Query("qgate"));
+  REQUIRE(server.app().WaitUntilQueryGateEntered());
+  client.Send(CheckTx("after-query"));
+  client.Send(Query("after-check"));  // read-only again, but behind the deferred CheckTx
+  // Give a wrong implementation the chance to run the CheckTx now (not a timing assertion:
+  // the order below is what is checked).
+  std::this_thread::sleep_for(100ms);
+  server.app().ReleaseQuery();
+  pb::Response res;
+  for (const char* want : {"query:qgate", "check:after-query", "query:after-check"}) {
+    REQUIRE(client.Read(&res));
+    CHECK(Key(res) == want);
+  }
+  const std::vector<std::string> calls = server.app().calls();
+  REQUIRE(calls.size() == 3);
+  CHECK(calls[0] == "query done:qgate");
+  CHECK(calls[1] == "check:after-query");
+  CHECK(calls[2] == "query done:after-check");
+  // And the other way: a query behind a CheckTx still on the executor runs after it.
+  client.Send(CheckTx("gate"));
+  REQUIRE(server.app().WaitUntilGateEntered());
+  client.Send(Query("behind-gate"));
+  std::this_thread::sleep_for(100ms);
+  server.app().Release();
+  for (const char* want : {"check:gate", "query:behind-gate"}) {
+    REQUIRE(client.Read(&res));
+    CHECK(Key(res) == want);
+  }
+  const std::vector<std::string> all = server.app().calls();
+  REQUIRE(all.size() == 5);
+  CHECK(all[3] == "check:gate");
+  CHECK(all[4] == "query done:behind-gate");
 }

@@ -1,0 +1,413 @@
+#include "app/query_router.h"
+
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+#include "ante/errors.h"
+#include "app/big_endian.h"
+#include "app/hex.h"
+#include "app/locks/queries.h"
+#include "app/proofs.h"
+#include "app/proto_util.h"
+#include "app/store_failure.h"
+#include "app/tx_codec.h"
+#include "app/version.h"
+#include "cosmos/auth/v1beta1/query.pb.h"
+#include "cosmos/bank/v1beta1/query.pb.h"
+#include "cosmos/tx/v1beta1/service.pb.h"
+#include "crypto/bech32.h"
+#include "kairos/auth/v1/query.pb.h"
+#include "kairos/mempool/v1/query.pb.h"
+
+namespace kairos::app {
+
+namespace pb = ::tendermint::abci;
+
+namespace {
+
+constexpr char kCodespaceSdk[] = "sdk";
+
+// A byte string as printable text for logs and responses (proto3 strings must be UTF-8).
+std::string Printable(const std::string& bytes) { return ante::Printable(bytes, 128); }
+
+bool IsBroken(const Status& s) {
+  return s.code() == Status::Code::kCorruption || s.code() == Status::Code::kIOError;
+}
+
+pb::ResponseQuery QueryError(std::uint32_t code, std::string log) {
+  pb::ResponseQuery res;
+  res.set_code(code);
+  res.set_codespace(kCodespaceSdk);
+  res.set_log(std::move(log));
+  return res;
+}
+
+bool DecodeAddress(const std::string& text, std::string* out) {
+  auto a = crypto::DecodeAccountAddress(text);
+  if (!a.ok()) return false;
+  *out = *a;
+  return true;
+}
+
+}  // namespace
+
+QueryRouter::QueryRouter(const store::MerkleStore& store, const AuthKeeper& auth,
+                         const BankKeeper& bank, const locks::LocksKeeper& locks,
+                         const TxRunner& runner, const TxPool& pool, QueryLimits limits)
+    : store_(store),
+      auth_(auth),
+      bank_(bank),
+      locks_(locks),
+      runner_(runner),
+      pool_(pool),
+      limits_(limits),
+      facts_(std::make_shared<const ChainFacts>()) {}
+
+void QueryRouter::Publish(ChainFacts facts) {
+  auto next = std::make_shared<const ChainFacts>(std::move(facts));
+  std::lock_guard lock(facts_mu_);
+  facts_ = std::move(next);
+}
+
+std::shared_ptr<const ChainFacts> QueryRouter::facts() const {
+  std::lock_guard lock(facts_mu_);
+  return facts_;
+}
+
+Result<std::shared_ptr<const store::StoreView>> QueryRouter::ViewAt(std::int64_t height,
+                                                                    Response* error) const {
+  if (height < 0) {
+    *error = QueryError(ante::kInvalidHeight,
+                        "invalid height: cannot query with a negative height " +
+                            std::to_string(height));
+    return Status::InvalidArgument("negative height");
+  }
+  auto view = store_.View(height);
+  if (view.ok()) return view;
+  if (IsBroken(view.status())) {
+    StopOnBrokenStore("a query at height " + std::to_string(height), view.status());
+  }
+  *error = QueryError(ante::kInvalidHeight, "invalid height: " + view.status().message());
+  return view.status();
+}
+
+void QueryRouter::AttachProof(const store::StoreView& view, const std::string& key,
+                              Response* res) const {
+  store::KeyProof proof;
+  if (Status s = view.Prove(key, &proof); IsBroken(s)) {
+    StopOnBrokenStore("a proof at height " + std::to_string(view.version()), s);
+  } else if (!s.ok()) {
+    res->set_log(res->log() + (res->log().empty() ? "" : "; ") + "no proof: " + s.message());
+    return;
+  }
+  const auto ops = ToProofOps(key, proof);  // named: a temporary would die before the loop
+  for (const auto& op : ops.ops()) *res->mutable_proof_ops()->add_ops() = op;
+}
+
+pb::ResponseQuery QueryRouter::Handle(const pb::RequestQuery& req) const {
+  const std::string& path = req.path();
+  if (path == "/store" || path == "store") return Store(req.data(), req.height(), req.prove());
+  for (const std::string_view prefix : {"/store/", "store/"}) {
+    if (path.rfind(prefix, 0) == 0) {
+      std::string key;
+      if (!HexDecode(std::string_view(path).substr(prefix.size()), &key)) {
+        return QueryError(ante::kInvalidRequest,
+                          "invalid request: the store path takes a hex key, as " +
+                              std::string(prefix) + "<hex>; got '" + Printable(path) + "'");
+      }
+      return Store(key, req.height(), req.prove());
+    }
+  }
+  if (path == "/cosmos.tx.v1beta1.Service/Simulate") return Simulate(req);
+  if (path == "/kairos.mempool.v1.Query/Stats") return MempoolStats();
+  if (path.rfind("/cosmos.", 0) == 0 || path.rfind("/kairos.", 0) == 0) return Module(path, req);
+  const std::int64_t latest = store_.LatestCommitted().version;
+  if (req.height() != 0 && req.height() != latest) {
+    return QueryError(ante::kInvalidHeight,
+                      "path " + Printable(path) + " is answered at the latest height (" +
+                          std::to_string(latest) + ") only; got height " +
+                          std::to_string(req.height()));
+  }
+  Response res;
+  res.set_height(latest);
+  if (path == "/app/version") {
+    res.set_value(kVersion);
+  } else if (path == "/app/height") {
+    res.set_value(std::to_string(latest));
+  } else {
+    return QueryError(ante::kUnknownRequest,
+                      "unknown query path '" + Printable(path) +
+                          "'; known paths: /cosmos.auth.v1beta1.Query/Account, "
+                          "/cosmos.bank.v1beta1.Query/Balance, "
+                          "/cosmos.bank.v1beta1.Query/AllBalances, "
+                          "/cosmos.tx.v1beta1.Service/Simulate, "
+                          "/kairos.auth.v1.Query/UnorderedNonce, "
+                          "/kairos.mempool.v1.Query/Stats, /kairos.locks.v1.Query/{Holder,"
+                          "Session,DepositQuote,Registration,Params,Var}, /app/version, "
+                          "/app/height, "
+                          "/store/<hex key>, /store (key in data)");
+  }
+  return res;
+}
+
+pb::ResponseQuery QueryRouter::MempoolStats() const {
+  // This node's pool, now: not part of the state, so no height and no proof.
+  const mempool::Stats s = pool_.stats();
+  kairos::mempool::v1::QueryStatsResponse r;
+  r.set_size(s.size);
+  r.set_bytes(s.bytes);
+  r.set_senders(s.senders);
+  r.set_parked(s.parked);
+  for (std::size_t i = 0; i < s.rejected.size(); ++i) {
+    auto* c = r.add_rejections();
+    c->set_reason(mempool::Name(static_cast<mempool::RejectReason>(i)));
+    c->set_count(s.rejected[i]);
+  }
+  for (std::size_t i = 0; i < s.removed.size(); ++i) {
+    const auto reason = static_cast<mempool::RemoveReason>(i);
+    kairos::mempool::v1::ReasonCount* c = nullptr;
+    switch (reason) {
+      case mempool::RemoveReason::kEvicted:
+      case mempool::RemoveReason::kReplaced: c = r.add_evictions(); break;
+      case mempool::RemoveReason::kExpiredBlocks:
+      case mempool::RemoveReason::kExpiredTime: c = r.add_expiries(); break;
+      default: c = r.add_removals(); break;
+    }
+    c->set_reason(mempool::Name(reason));
+    c->set_count(s.removed[i]);
+  }
+  Response res;
+  res.set_height(store_.LatestCommitted().version);
+  res.set_value(SerializeDeterministic(r));
+  return res;
+}
+
+pb::ResponseQuery QueryRouter::Store(const std::string& key, std::int64_t height,
+                                     bool prove) const {
+  if (key.empty()) return QueryError(ante::kInvalidRequest, "invalid request: empty store key");
+  Response error;
+  auto view = ViewAt(height, &error);
+  if (!view.ok()) return error;
+  Response res;
+  res.set_key(key);
+  res.set_height((*view)->version());
+  std::string value;
+  if (Status s = (*view)->Get(key, &value); s.ok()) {
+    res.set_value(std::move(value));
+  } else if (s.IsNotFound()) {
+    res.set_log("key not found");
+  } else if (IsBroken(s)) {
+    StopOnBrokenStore("a store query at height " + std::to_string((*view)->version()), s);
+  } else {
+    return QueryError(ante::kInvalidRequest, "invalid request: " + s.message());
+  }
+  if (prove) AttachProof(**view, key, &res);
+  return res;
+}
+
+pb::ResponseQuery QueryRouter::Module(const std::string& path, const Request& req) const {
+  Response error;
+  auto view_or = ViewAt(req.height(), &error);
+  if (!view_or.ok()) return error;
+  const store::StoreView& view = **view_or;
+  const std::int64_t at = view.version();
+  const auto bad_request = [&](const std::string& why) {
+    return QueryError(ante::kInvalidRequest, "invalid request: " + path + ": " + why);
+  };
+  const auto broken = [&](const Status& s) -> Response {
+    if (IsBroken(s)) StopOnBrokenStore("query " + path, s);
+    return bad_request(s.message());
+  };
+  Response res;
+  res.set_height(at);
+
+  if (path == "/cosmos.auth.v1beta1.Query/Account") {
+    cosmos::auth::v1beta1::QueryAccountRequest q;
+    std::string address;
+    if (!q.ParseFromString(req.data())) return bad_request("data is not a QueryAccountRequest");
+    if (!DecodeAddress(q.address(), &address)) {
+      return bad_request("invalid address \"" + Printable(q.address()) + "\"");
+    }
+    const std::string key = AuthKeeper::AccountKey(address);
+    std::string value;
+    Status s = view.Get(key, &value);
+    if (s.IsNotFound()) {
+      // CosmJS recognises a missing account by the gRPC NotFound text.
+      Response nf = QueryError(ante::kKeyNotFound, "rpc error: code = NotFound desc = account " +
+                                                       q.address() + " not found: key not found");
+      nf.set_height(at);
+      if (req.prove()) AttachProof(view, key, &nf);
+      return nf;
+    }
+    if (!s.ok()) return broken(s);
+    cosmos::auth::v1beta1::QueryAccountResponse r;
+    r.mutable_account()->set_type_url("/cosmos.auth.v1beta1.BaseAccount");
+    r.mutable_account()->set_value(value);
+    res.set_key(key);
+    res.set_value(SerializeDeterministic(r));
+    if (req.prove()) AttachProof(view, key, &res);
+    return res;
+  }
+
+  if (path == "/cosmos.bank.v1beta1.Query/Balance") {
+    cosmos::bank::v1beta1::QueryBalanceRequest q;
+    std::string address;
+    if (!q.ParseFromString(req.data())) return bad_request("data is not a QueryBalanceRequest");
+    if (!DecodeAddress(q.address(), &address)) {
+      return bad_request("invalid address \"" + Printable(q.address()) + "\"");
+    }
+    if (!ante::ValidDenom(q.denom())) {
+      return bad_request("invalid denom \"" + Printable(q.denom()) + "\"");
+    }
+    auto amount = bank_.GetBalance(view, address, q.denom());
+    if (!amount.ok()) return broken(amount.status());
+    cosmos::bank::v1beta1::QueryBalanceResponse r;
+    r.mutable_balance()->set_denom(q.denom());
+    r.mutable_balance()->set_amount(ante::ToString(*amount));
+    const std::string key = BankKeeper::BalanceKey(address, q.denom());
+    res.set_key(key);
+    res.set_value(SerializeDeterministic(r));
+    if (req.prove()) AttachProof(view, key, &res);
+    return res;
+  }
+
+  if (path == "/cosmos.bank.v1beta1.Query/AllBalances") {
+    cosmos::bank::v1beta1::QueryAllBalancesRequest q;
+    std::string address;
+    if (!q.ParseFromString(req.data())) {
+      return bad_request("data is not a QueryAllBalancesRequest");
+    }
+    if (!DecodeAddress(q.address(), &address)) {
+      return bad_request("invalid address \"" + Printable(q.address()) + "\"");
+    }
+    auto coins = bank_.GetAllBalances(view, address);
+    if (!coins.ok() && coins.status().code() == Status::Code::kInvalidArgument) {
+      // The view is not of the latest version: the key index it scans is not versioned.
+      return QueryError(ante::kInvalidHeight,
+                        "invalid height: AllBalances is answered at the latest height (" +
+                            std::to_string(store_.LatestCommitted().version) +
+                            ") only; use Balance per denom at past heights");
+    }
+    if (!coins.ok()) return broken(coins.status());
+    cosmos::bank::v1beta1::QueryAllBalancesResponse r;
+    for (const ante::Coin& c : coins->coins()) {
+      auto* coin = r.add_balances();
+      coin->set_denom(c.denom);
+      coin->set_amount(ante::ToString(c.amount));
+      if (req.prove()) AttachProof(view, BankKeeper::BalanceKey(address, c.denom), &res);
+    }
+    r.mutable_pagination()->set_total(static_cast<std::uint64_t>(coins->coins().size()));
+    res.set_key(BankKeeper::BalancePrefix(address));
+    res.set_value(SerializeDeterministic(r));
+    return res;
+  }
+
+  if (path == "/kairos.auth.v1.Query/UnorderedNonce") {
+    kairos::auth::v1::QueryUnorderedNonceRequest q;
+    std::string address;
+    if (!q.ParseFromString(req.data())) {
+      return bad_request("data is not a QueryUnorderedNonceRequest");
+    }
+    if (!DecodeAddress(q.signer(), &address)) {
+      return bad_request("invalid signer address \"" + Printable(q.signer()) + "\"");
+    }
+    auto used = auth_.HasUnorderedNonce(view, address, q.timeout_unix_nanos());
+    if (!used.ok()) return broken(used.status());
+    kairos::auth::v1::QueryUnorderedNonceResponse r;
+    r.set_used(*used);
+    const std::string key = AuthKeeper::UnorderedNonceKey(q.timeout_unix_nanos(), address);
+    res.set_key(key);
+    res.set_value(SerializeDeterministic(r));
+    if (req.prove()) AttachProof(view, key, &res);
+    return res;
+  }
+
+  if (path.rfind(locks::kQueryPathPrefix, 0) == 0) {
+    auto answer = locks::HandleQuery(locks_, path, req.data(), view, at);
+    if (!answer.ok()) return broken(answer.status());
+    if (answer->code != 0) return QueryError(answer->code, answer->log);
+    res.set_key(answer->key);
+    res.set_value(answer->value);
+    if (req.prove()) AttachProof(view, answer->key, &res);
+    return res;
+  }
+
+  return QueryError(ante::kUnknownRequest, "unknown query path '" + Printable(path) + "'");
+}
+
+pb::ResponseQuery QueryRouter::Simulate(const Request& req) const {
+  cosmos::tx::v1beta1::SimulateRequest q;
+  if (!q.ParseFromString(req.data())) {
+    return QueryError(ante::kInvalidRequest, "invalid request: data is not a SimulateRequest");
+  }
+  if (q.tx_bytes().empty()) {
+    return QueryError(ante::kInvalidRequest,
+                      "invalid request: empty tx_bytes (the deprecated tx field is not "
+                      "supported)");
+  }
+  if (q.tx_bytes().size() > limits_.simulate_max_tx_bytes) {
+    return QueryError(ante::kTxTooLarge,
+                      "tx too large: " + std::to_string(q.tx_bytes().size()) +
+                          " bytes; this node simulates txs of " +
+                          std::to_string(limits_.simulate_max_tx_bytes) +
+                          " bytes at most (query.simulate_max_tx_bytes)");
+  }
+  Response error;
+  auto view_or = ViewAt(0, &error);
+  if (!view_or.ok()) return error;
+  const store::StoreView& view = **view_or;
+  if (req.height() != 0 && req.height() != view.version()) {
+    return QueryError(ante::kInvalidHeight,
+                      "invalid height: Simulate runs at the latest height (" +
+                          std::to_string(view.version()) + ") only; got height " +
+                          std::to_string(req.height()));
+  }
+  auto decoded = DecodeTx(q.tx_bytes());
+  if (auto* err = std::get_if<TxError>(&decoded)) return QueryError(err->code, err->log);
+  const ante::Tx& tx = std::get<ante::Tx>(decoded);
+  if (tx.msgs.size() > limits_.simulate_max_msgs) {
+    return QueryError(ante::kInvalidRequest,
+                      "invalid request: the tx has " + std::to_string(tx.msgs.size()) +
+                          " messages; this node simulates txs of " +
+                          std::to_string(limits_.simulate_max_msgs) +
+                          " messages at most (query.simulate_max_msgs)");
+  }
+  const std::shared_ptr<const ChainFacts> chain = facts();
+  ante::BlockInfo block;
+  block.chain_id = chain->chain_id;
+  block.height = view.version() + 1;
+  std::uint64_t time = 0;
+  if (DecodeBigEndian64(view.commit_info(), &time)) {
+    block.time_unix_nanos = static_cast<std::int64_t>(time);
+  }
+  block.max_gas = chain->max_block_gas;
+  std::uint64_t gas_cap = limits_.simulate_max_gas;
+  if (block.max_gas > 0) gas_cap = std::min(gas_cap, static_cast<std::uint64_t>(block.max_gas));
+  // On a throwaway branch of the committed state: writes nothing anyone else sees.
+  store::Branch scratch(view, chain->limits);
+  TxOutcome out = runner_.Run(ante::ExecMode::kSimulate, tx, scratch, block, {},
+                              TxRunner::AnteWrites::kUndoOnFailure, gas_cap);
+  CheckStore(out.status, "Simulate");
+  if (!out.status.ok()) {
+    Response res = QueryError(out.status.code(), out.status.log());
+    if (out.status.code() == ante::kOutOfGas) {
+      res.set_log(res.log() + "; this node simulates up to " + std::to_string(gas_cap) +
+                  " gas (query.simulate_max_gas, or the block's max gas when lower)");
+    }
+    res.set_codespace(std::string(out.status.codespace()));  // "locks" for its own codes
+    res.set_height(view.version());
+    return res;
+  }
+  cosmos::tx::v1beta1::SimulateResponse r;
+  r.mutable_gas_info()->set_gas_wanted(out.gas_wanted);
+  r.mutable_gas_info()->set_gas_used(out.gas_used);
+  for (auto& e : out.events) *r.mutable_result()->add_events() = std::move(e);
+  Response res;
+  res.set_height(view.version());
+  res.set_value(SerializeDeterministic(r));
+  return res;
+}
+
+}  // namespace kairos::app

@@ -1,0 +1,482 @@
+// StoreView and the store's thread-safe read paths: views of committed versions, point reads at
+// a version (the V table read newest-first), proofs from the in-memory trees of the latest and
+// recent versions, and past trees rebuilt from a durable checkpoint (and cached for reuse).
+//
+// Thread-safety: every function here may run on any thread while the executor stages and
+// commits. What the executor changes (the latest root, the markers, the in-memory pages) is
+// read under view_mu_ (shared); the database through a LevelDB snapshot; the value cache and
+// the page cache under their own mutexes, without changing them.
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include <leveldb/db.h>
+#include <leveldb/iterator.h>
+
+#include "store/merkle_store.h"
+#include "store/rebuild_cache.h"
+#include "store/records.h"
+
+namespace kairos::store {
+
+namespace {
+
+// A scan a view cannot serve, reported through the iterator's status.
+class ErrorIterator final : public KvIterator {
+ public:
+  explicit ErrorIterator(Status status) : status_(std::move(status)) {}
+  bool Valid() const override { return false; }
+  std::string_view key() const override { return {}; }
+  std::string_view value() const override { return {}; }
+  void Next() override {}
+  Status status() const override { return status_; }
+
+ private:
+  Status status_;
+};
+
+}  // namespace
+
+// --- the pages of an in-memory version ------------------------------------------------------
+
+struct MerkleStore::RecentReader final : PageReader {
+  RecentReader(const MerkleStore* s, Version v, const leveldb::Snapshot* snap)
+      : store(s), version(v), snapshot(snap) {}
+  // A page of the version's tree: one a later commit replaced (kept in recent_), one of the
+  // latest tree's in memory, or one on disk.
+  Result<std::shared_ptr<const Page>> LoadPage(Version v, const NibblePath& path) const override {
+    const PageId id{v, path};
+    // Only the commits after the version replaced pages its tree still had.
+    for (auto it = store->recent_.rbegin(); it != store->recent_.rend() && it->first > version;
+         ++it) {
+      if (auto found = it->second.find(id); found != it->second.end()) return found->second;
+    }
+    if (v > store->durable_) {
+      const PageMap& pages = v > store->last_started_ || !store->pending_
+                                 ? store->epoch_
+                                 : store->pending_->pages;
+      if (auto found = pages.find(id); found != pages.end()) return found->second;
+      return Status::Corruption("the tree page at version " + std::to_string(v) + " depth " +
+                                std::to_string(path.size()) + " of version " +
+                                std::to_string(version) + " is missing from memory");
+    }
+    return store->LoadDiskPage(v, path, /*latest=*/false, snapshot);
+  }
+  const MerkleStore* store;
+  Version version;
+  const leveldb::Snapshot* snapshot;
+};
+
+bool MerkleStore::InMemory(Version version) const {
+  if (version == latest_.version) return true;
+  if (version > latest_.version || recent_.empty() || recent_.front().first > version + 1) {
+    return false;
+  }
+  // Its on-disk pages that later commits replaced stay on disk until a checkpoint at or above
+  // the replacing version is durable (AddPruning); below the newest checkpoint the version is
+  // rebuilt from it instead, as pruning expects.
+  return version >= durable_ || options_.keep_recent == 0;
+}
+
+// --- views ----------------------------------------------------------------------------------
+
+std::shared_ptr<const leveldb::Snapshot> MerkleStore::NewSnapshot() const {
+  leveldb::DB* db = db_.get();
+  return std::shared_ptr<const leveldb::Snapshot>(
+      db->GetSnapshot(), [db](const leveldb::Snapshot* s) { db->ReleaseSnapshot(s); });
+}
+
+Status MerkleStore::CheckVersionLocked(Version version) const {
+  if (version > latest_.version) {
+    return Status::InvalidArgument("version " + std::to_string(version) +
+                                   " is not committed yet; the latest is " +
+                                   std::to_string(latest_.version));
+  }
+  if (version < earliest_ || version <= 0) {
+    return Status::InvalidArgument("version " + std::to_string(version) +
+                                   " is not kept (pruned, or before the first block); the "
+                                   "earliest kept version is " +
+                                   std::to_string(std::max<Version>(earliest_, 1)));
+  }
+  return Status::OK();
+}
+
+MerkleStore::Committed MerkleStore::LatestCommitted() const {
+  absl::ReaderMutexLock lock(&view_mu_);
+  return {latest_.version, latest_.hash};
+}
+
+Status MerkleStore::CheckVersion(Version version) const {
+  absl::ReaderMutexLock lock(&view_mu_);
+  return CheckVersionLocked(version);
+}
+
+Result<std::shared_ptr<const StoreView>> MerkleStore::View(Version version) const {
+  std::shared_ptr<StoreView> view(new StoreView());
+  view->store_ = this;
+  {
+    absl::ReaderMutexLock lock(&view_mu_);
+    // After a failed commit the disk may hold either version: the node is stopping.
+    if (!failed_.ok()) return failed_;
+    if (latest_.version == 0) return Status::InvalidArgument("no version is committed yet");
+    const Version v = version == 0 ? latest_.version : version;
+    if (Status s = CheckVersionLocked(v); !s.ok()) return s;
+    view->snapshot_ = NewSnapshot();
+    view->version_ = v;
+    view->latest_when_made_ = latest_.version;
+    view->latest_ = v == latest_.version;
+    if (view->latest_) {
+      view->root_ = latest_.root;
+      view->root_hash_ = latest_.hash;
+      view->commit_info_ = commit_info_;
+    }
+  }
+  if (!view->latest_) {
+    RootRecord r;
+    if (Status s = ReadRoot(view->version_, &r, view->snapshot_.get()); !s.ok()) return s;
+    view->root_ = r.root;
+    view->root_hash_ = r.hash;
+  }
+  return std::shared_ptr<const StoreView>(std::move(view));
+}
+
+Status MerkleStore::GetAt(Version version, std::string_view key, std::string* value) const {
+  if (version <= 0) return CheckVersion(version);  // View(0) would mean the latest
+  auto view = View(version);
+  if (!view.ok()) return view.status();
+  return (*view)->Get(key, value);
+}
+
+Status MerkleStore::Prove(Version version, std::string_view key, KeyProof* out) const {
+  if (version <= 0) return CheckVersion(version);
+  auto view = View(version);
+  if (!view.ok()) return view.status();
+  return (*view)->Prove(key, out);
+}
+
+Status StoreView::Get(std::string_view key, std::string* value) const {
+  return store_->ViewGet(*this, key, value);
+}
+
+std::unique_ptr<KvIterator> StoreView::Iterate(std::string_view start,
+                                               std::string_view end) const {
+  if (!latest_) {
+    return std::make_unique<ErrorIterator>(Status::InvalidArgument(
+        "a range scan reads the latest version only (the key index is not versioned); version " +
+        std::to_string(version_) + " is not the latest"));
+  }
+  leveldb::ReadOptions read = VerifiedRead();
+  read.snapshot = snapshot_.get();
+  // The key index as it was at this version (the snapshot), each value at the version.
+  return std::make_unique<StateIterator>(
+      store_->db_->NewIterator(read), start, end,
+      [self = shared_from_this()](std::string_view key, std::string* value) {
+        const Status s = self->store_->ViewGet(*self, key, value);
+        if (s.IsNotFound()) {
+          return Status::Corruption("the key index (S) holds a key version " +
+                                    std::to_string(self->version_) + " does not");
+        }
+        return s;
+      });
+}
+
+Status StoreView::Prove(std::string_view key, KeyProof* out) const {
+  if (root_.empty()) {
+    return Status::InvalidArgument("the tree at version " + std::to_string(version_) +
+                                   " is empty: ICS-23 cannot prove absence in an empty tree");
+  }
+  TreeLookup lookup;
+  if (Status s = store_->ViewLookup(*this, Sha256Of(key), &lookup); !s.ok()) return s;
+  *out = KeyProof{};
+  auto fill = [&](std::optional<LeafPath>& path, std::optional<ExistenceProof>* dest) {
+    if (!path) return Status::OK();
+    dest->emplace();
+    return store_->ReadProofLeaf(std::move(*path), snapshot_.get(), &**dest);
+  };
+  if (Status s = fill(lookup.found, &out->exist); !s.ok()) return s;
+  if (Status s = fill(lookup.left, &out->left); !s.ok()) return s;
+  return fill(lookup.right, &out->right);
+}
+
+// --- reads ----------------------------------------------------------------------------------
+
+Status MerkleStore::ViewGet(const StoreView& view, std::string_view key,
+                            std::string* value) const {
+  // The value cache holds a key's latest record; when it was written at or below the view's
+  // version it is the value there (nothing wrote the key since). Looked up only: a query does
+  // not decide what the cache keeps.
+  std::string record;
+  if (CachedStateRecord(key, 0, &record, /*mark=*/false) == CacheAnswer::kPresent &&
+      static_cast<Version>(ReadBE64(record)) <= view.version_) {
+    value->assign(record, 8);
+    return Status::OK();
+  }
+  // V holds every value under the version that wrote it (and deletions as tombstones), newest
+  // first: the first record at or below the view's version is the value there.
+  const Hash key_hash = Sha256Of(key);
+  leveldb::ReadOptions read = VerifiedRead();
+  read.snapshot = view.snapshot_.get();
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read));
+  const std::string seek = ValueKey(key_hash, view.version_);
+  it->Seek(seek);
+  if (!it->Valid() || !it->key().starts_with(leveldb::Slice(seek.data(), 33))) {
+    if (!it->status().ok()) return FromLevelDb(it->status(), "reading a versioned value");
+    return Status::NotFound("absent at version " + std::to_string(view.version_));
+  }
+  const std::string_view stored(it->value().data(), it->value().size());
+  if (!stored.empty() && stored[0] == 0) {
+    return Status::NotFound("deleted at or before version " + std::to_string(view.version_));
+  }
+  std::string_view k, v;
+  if (!DecodeValueRecord(stored, &k, &v) || k != key) {
+    return Status::Corruption("a value record is malformed");
+  }
+  value->assign(v);
+  return Status::OK();
+}
+
+Status MerkleStore::ReadProofLeaf(LeafPath path, const leveldb::Snapshot* snapshot,
+                                  ExistenceProof* out) const {
+  // The leaf slot says which version wrote the value. The value cache holds the key's latest
+  // record: when that is the leaf's version, it is the leaf's key and value (V records never
+  // change), read with checksums or written by a commit.
+  {
+    std::lock_guard lock(value_mu_);
+    if (auto it = values_by_hash_.find(path.key_hash); it != values_by_hash_.end()) {
+      const auto& [key, cached] = *it->second;
+      if (cached.record &&
+          ReadBE64(*cached.record) == static_cast<std::uint64_t>(path.leaf_version)) {
+        out->key = key;
+        out->value.assign(*cached.record, 8);
+        out->path = std::move(path);
+        return Status::OK();
+      }
+    }
+  }
+  // Otherwise one exact read of V gives key and value (not cached: a query must not evict
+  // what blocks read).
+  std::string record;
+  leveldb::ReadOptions read = VerifiedRead();
+  read.snapshot = snapshot;
+  const leveldb::Status s = db_->Get(read, ValueKey(path.key_hash, path.leaf_version), &record);
+  if (!s.ok()) {
+    return Status::Corruption("a leaf written at version " + std::to_string(path.leaf_version) +
+                              " has no value: " + s.ToString());
+  }
+  std::string_view key, value;
+  if (!DecodeValueRecord(record, &key, &value)) {
+    return Status::Corruption("a leaf's value record is malformed or a tombstone");
+  }
+  if (LeafHash(path.key_hash, Sha256Of(value)) != path.leaf_hash ||
+      Sha256Of(key) != path.key_hash) {
+    return Status::Corruption("a stored value does not match its leaf");
+  }
+  out->key.assign(key);
+  out->value.assign(value);
+  out->path = std::move(path);
+  return Status::OK();
+}
+
+// --- trees ----------------------------------------------------------------------------------
+
+Status MerkleStore::ViewLookup(const StoreView& view, const Hash& key_hash,
+                               TreeLookup* out) const {
+  {
+    // The latest and recent trees are walked in place: a commit waits for this walk at most.
+    // Their on-disk pages are read in a snapshot as recent as the in-memory state: the view's
+    // own while nothing was committed since, else a new one (a checkpoint completed since may
+    // have moved pages from memory to the disk after the view's snapshot).
+    absl::ReaderMutexLock lock(&view_mu_);
+    if (InMemory(view.version_)) {
+      std::shared_ptr<const leveldb::Snapshot> now = view.snapshot_;
+      if (latest_.version != view.latest_when_made_) now = NewSnapshot();
+      const RecentReader reader(this, view.version_, now.get());
+      return Lookup(reader, view.root_, key_hash, out);
+    }
+  }
+  std::unique_ptr<Reconstruction> r;
+  if (Status s = Rebuild(view, &r); !s.ok()) return s;
+  const Status s = Lookup(*r, r->root, key_hash, out);
+  rebuilds_->Put(std::move(r));
+  return s;
+}
+
+Status MerkleStore::Rebuild(const StoreView& view, std::unique_ptr<Reconstruction>* out) const {
+  // Everything comes from the view's snapshot, a committed state in which the version was
+  // kept: pruning leaves every kept version rebuildable from the newest checkpoint there (its
+  // K record and pages, and the changesets between it and each kept version). So a view
+  // proves its version even after later commits pruned it.
+  const Version version = view.version_;
+  const leveldb::Snapshot* snapshot = view.snapshot_.get();
+  // The base, whichever is fewest versions away: the nearest durable checkpoint at or below
+  // the version, replayed forward; the nearest one above it, undone backward; with no
+  // checkpoint at or below it and none pruned (no checkpoint at all yet, or archive mode),
+  // the empty tree replayed forward from the first version.
+  struct Base {
+    Version version = 0;
+    Slot root;
+    bool backward = false;
+    Version cost = std::numeric_limits<Version>::max();
+  };
+  Base below, above;
+  bool any_checkpoint = false;
+  {
+    leveldb::ReadOptions read = VerifiedRead();
+    read.snapshot = snapshot;
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read));
+    const std::string kprefix(1, kCheckpointPrefix);
+    const auto take = [&](Base* b, bool backward) -> Status {
+      if (it->key().size() != 9) return Status::Corruption("a checkpoint record key is malformed");
+      b->version = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+      Hash hash;
+      if (!DecodeRoot(std::string_view(it->value().data(), it->value().size()), &b->root,
+                      &hash)) {
+        return Status::Corruption("the checkpoint record of version " +
+                                  std::to_string(b->version) + " is malformed");
+      }
+      b->backward = backward;
+      b->cost = backward ? b->version - version : version - b->version;
+      return Status::OK();
+    };
+    it->Seek(VersionKey(kCheckpointPrefix, version + 1));
+    if (it->Valid() && it->key().starts_with(kprefix)) {
+      any_checkpoint = true;
+      if (Status s = take(&above, true); !s.ok()) return s;
+    }
+    // The last key before the version's successor: the nearest checkpoint at or below it, if
+    // that key is in the K table.
+    if (it->Valid()) {
+      it->Prev();
+    } else {
+      it->SeekToLast();
+    }
+    if (it->Valid() && it->key().starts_with(kprefix)) {
+      any_checkpoint = true;
+      if (Status s = take(&below, false); !s.ok()) return s;
+    }
+    if (!it->status().ok()) return FromLevelDb(it->status(), "reading checkpoints");
+  }
+  Base base = below;
+  if (below.cost == std::numeric_limits<Version>::max() &&
+      (!any_checkpoint || options_.keep_recent == 0)) {
+    base = Base{0, Slot{}, false, version};
+  }
+  if (above.cost < base.cost) base = above;
+  if (base.cost == std::numeric_limits<Version>::max()) {
+    return Status::Corruption("version " + std::to_string(version) +
+                              " has no checkpoint to be rebuilt from in " + options_.dir);
+  }
+  std::unique_ptr<Reconstruction> r = rebuilds_->Take(base.version, base.backward, version);
+  if (r == nullptr) {
+    r = std::make_unique<Reconstruction>();
+    r->store = this;
+    r->base = r->version = r->next_label = base.version;
+    r->root = base.root;
+    r->backward = base.backward;
+    r->snapshot = view.snapshot_;  // the base's pages: pruning may delete them later
+    stats_of_views_.rebuilds.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (r->version != version) {
+    const Version steps = r->backward ? r->version - version : version - r->version;
+    stats_of_views_.rebuild_steps.fetch_add(static_cast<std::uint64_t>(steps),
+                                            std::memory_order_relaxed);
+    if (Status s = r->backward ? UndoTo(version, r.get(), snapshot)
+                               : ReplayTo(version, r.get(), snapshot);
+        !s.ok()) {
+      return s;
+    }
+    RootRecord want;
+    if (Status s = ReadRoot(version, &want, snapshot); !s.ok()) return s;
+    if (RootHashOf(r->root) != want.hash) {
+      return Status::Corruption("version " + std::to_string(version) + ": the tree " +
+                                (r->backward ? "undone from" : "replayed from") +
+                                " checkpoint " + std::to_string(r->base) +
+                                " does not match the stored root");
+    }
+  }
+  *out = std::move(r);
+  return Status::OK();
+}
+
+void MerkleStore::Reconstruction::Apply(const TreeUpdate& tree, Version label) {
+  for (const auto& [sv, path] : tree.stale_pages) {
+    if (sv > base) pages.erase(PageId{sv, path});
+  }
+  for (auto& [path, page] : tree.new_pages) pages[PageId{label, path}] = page;
+  root = tree.root;
+}
+
+Status MerkleStore::ReplayTo(Version version, Reconstruction* r,
+                             const leveldb::Snapshot* snapshot) const {
+  std::vector<KeyUpdate> updates;
+  leveldb::ReadOptions read = VerifiedRead();
+  read.snapshot = snapshot;
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read));
+  const std::string cprefix(1, kChangesetPrefix);
+  for (it->Seek(VersionKey(kChangesetPrefix, r->version + 1));
+       it->Valid() && it->key().starts_with(cprefix); it->Next()) {
+    if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
+    const auto v = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+    if (v > version) break;
+    // A gap is reported below (from the empty tree, the first is the chain's initial height).
+    if (r->version != 0 && v != r->version + 1) break;
+    if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates)) {
+      return Status::Corruption("the changeset of version " + std::to_string(v) +
+                                " is malformed");
+    }
+    TreeUpdate tree;
+    if (Status s = ApplyUpdates(*r, r->root, v, updates, &tree, /*parallel=*/true); !s.ok()) {
+      return s;
+    }
+    r->Apply(tree, v);
+    r->version = v;
+  }
+  if (!it->status().ok()) return FromLevelDb(it->status(), "reading changesets");
+  if (r->version != version) {
+    return Status::Corruption("version " + std::to_string(version) +
+                              ": the changeset of version " + std::to_string(r->version + 1) +
+                              " is missing (replaying from checkpoint " +
+                              std::to_string(r->base) + ")");
+  }
+  return Status::OK();
+}
+
+Status MerkleStore::UndoTo(Version version, Reconstruction* r,
+                           const leveldb::Snapshot* snapshot) const {
+  // Undoing version w turns the tree of w into that of w - 1. The pages it makes are labelled
+  // above every page of the base (and of earlier undos), so they stay in memory.
+  std::vector<KeyUpdate> updates, undo;
+  leveldb::ReadOptions read = VerifiedRead();
+  read.snapshot = snapshot;
+  while (r->version > version) {
+    const Version w = r->version;
+    std::string value;
+    const leveldb::Status ls = db_->Get(read, VersionKey(kChangesetPrefix, w), &value);
+    if (ls.IsNotFound()) {
+      return Status::Corruption("version " + std::to_string(version) + ": the changeset of "
+                                "version " + std::to_string(w) + " is missing (undoing from " +
+                                std::to_string(r->base) + ")");
+    }
+    if (!ls.ok()) {
+      return FromLevelDb(ls, "version " + std::to_string(version) + ": reading the changeset of "
+                             "version " + std::to_string(w) + " (undoing from checkpoint " +
+                             std::to_string(r->base) + ")");
+    }
+    if (!DecodeChangeset(value, &updates, /*previous=*/nullptr, &undo)) {
+      return Status::Corruption("the changeset of version " + std::to_string(w) +
+                                " is malformed");
+    }
+    const Version label = ++r->next_label;
+    TreeUpdate tree;
+    if (Status s = ApplyUpdates(*r, r->root, label, undo, &tree, /*parallel=*/true); !s.ok()) {
+      return s;
+    }
+    r->Apply(tree, label);
+    r->version = w - 1;
+  }
+  return Status::OK();
+}
+
+}  // namespace kairos::store
