@@ -20,6 +20,34 @@ void Context::Emit(std::string type,
   }
 }
 
+AccountMemoEntry* AccountMemo::Find(std::string_view address) {
+  if (entries_.size() <= kScanned) {
+    for (AccountMemoEntry& e : entries_) {
+      if (e.address == address) return &e;
+    }
+    return nullptr;
+  }
+  const auto it = index_.find(address);
+  return it == index_.end() ? nullptr : &entries_[it->second];
+}
+
+AccountMemoEntry& AccountMemo::Add(AccountMemoEntry entry) {
+  entries_.push_back(std::move(entry));
+  if (entries_.size() > kScanned) {
+    if (index_.empty()) {
+      for (std::size_t i = 0; i < entries_.size(); ++i) index_.emplace(entries_[i].address, i);
+    } else {
+      index_.emplace(entries_.back().address, entries_.size() - 1);
+    }
+  }
+  return entries_.back();
+}
+
+void AccountMemo::clear() {
+  entries_.clear();
+  index_.clear();
+}
+
 std::string FormatUnixNanos(std::int64_t unix_nanos) {
   using namespace std::chrono;
   std::int64_t secs = unix_nanos / 1'000'000'000;

@@ -7,9 +7,14 @@
 #include <boost/container/small_vector.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 
 #include "ante/coins.h"
 #include "ante/gas.h"
@@ -73,6 +78,32 @@ struct AccountMemoEntry {
   std::size_t stored_bytes = 0;  // what a store read of it is charged for: key plus value
 };
 
+// The memo itself, keyed by address. A tx has at most tx_sig_limit signers (ValidateBasic), but
+// that limit is a genesis param without an upper bound: a lookup must not walk the entries, or
+// the ante would be quadratic in the signers.
+class AccountMemo {
+ public:
+  // The entry for `address`, or nullptr. Valid until the next Add or clear.
+  AccountMemoEntry* Find(std::string_view address);
+  // REQUIRES: no entry for entry.address yet. Valid until the next Add or clear.
+  AccountMemoEntry& Add(AccountMemoEntry entry);
+  std::size_t size() const { return entries_.size(); }
+  void clear();
+
+ private:
+  // Up to this many entries are scanned: a tx usually has one or two signers, and a scan of a
+  // few needs no hashing and no allocation. Past it, `index_` (absl's per-process seeded hash:
+  // outsiders choose the addresses) maps each address to its entry.
+  static constexpr std::size_t kScanned = 8;
+  // Inline for the usual one or two signers: no allocation per tx.
+  boost::container::small_vector<AccountMemoEntry, 2> entries_;
+  struct AddressHash {
+    using is_transparent = void;  // looked up by string_view, no copy
+    std::size_t operator()(std::string_view a) const { return absl::Hash<std::string_view>{}(a); }
+  };
+  absl::flat_hash_map<std::string, std::size_t, AddressHash, std::equal_to<>> index_;
+};
+
 struct Context {
   ExecMode mode = ExecMode::kFinalize;
   BlockInfo block;
@@ -85,8 +116,7 @@ struct Context {
   KvGasConfig kv_gas;               // what `store` charges
   store::KvStore* store = nullptr;  // the gas-metered branch of this step
   // Valid for the ante's branch only: cleared when `store` moves to the messages' branch.
-  // Inline for the usual one or two signers: no allocation per tx.
-  boost::container::small_vector<AccountMemoEntry, 2> accounts;
+  AccountMemo accounts;
   std::vector<tendermint::abci::Event> events;
   FeePerGas priority = 0;  // set by DeductFee (FeePerGasQ64)
 

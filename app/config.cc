@@ -86,10 +86,6 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
                                ReadInteger(&Config::prune_interval, 1, 1'000'000)}},
            {"checkpoint_interval", {"an integer from 1 to 100000",
                                     ReadInteger(&Config::checkpoint_interval, 1, 100'000)}},
-           {"max_key_bytes", {"an integer from 1 to 65536",
-                              ReadInteger(&Config::max_key_bytes, 1, kMaxKeyBytesLimit)}},
-           {"max_value_bytes", {"an integer from 1 to 67108864",
-                                ReadInteger(&Config::max_value_bytes, 1, kMaxValueBytesLimit)}},
            {"page_cache_pages", {"an integer from 0 to 100000000",
                                  ReadInteger(&Config::page_cache_pages, 0, 100'000'000)}},
            {"block_cache_bytes", {"an integer from 0 to 68719476736",
@@ -157,6 +153,20 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
   return *schema;
 }
 
+// Keys older versions read that are now set elsewhere: section.key -> what to tell the operator.
+const std::map<std::string, std::string>& MovedKeys() {
+  static const auto* moved = new std::map<std::string, std::string>{
+      {"store.max_key_bytes",
+       "the largest key a tx may write is a chain parameter now, app_state.store.max_key_bytes "
+       "in genesis.json (default 4096), so that every validator computes the same state"},
+      {"store.max_value_bytes",
+       "the largest value a tx may write is a chain parameter now, "
+       "app_state.store.max_value_bytes in genesis.json (default 4194304), so that every "
+       "validator computes the same state"},
+  };
+  return *moved;
+}
+
 std::string Known(const std::map<std::string, KeySpec>& keys) {
   std::string out;
   for (const auto& [name, spec] : keys) out += (out.empty() ? "" : ", ") + name;
@@ -210,6 +220,13 @@ Result<Config> ParseConfig(const std::string& toml_text, const std::string& orig
     }
     for (const auto& [key_node, value] : *table) {
       const std::string key(key_node.str());
+      if (auto moved = MovedKeys().find(section + "." + key); moved != MovedKeys().end()) {
+        config.warnings.push_back(origin + ": " + moved->first + " = " + Describe(value) +
+                                  " is ignored: " + moved->second +
+                                  " (a chain that has started keeps the limit it has in its "
+                                  "state). Delete the line to silence this warning.");
+        continue;
+      }
       const auto spec = it->second.find(key);
       if (spec == it->second.end()) {
         return Status::InvalidArgument(origin + ": unknown key '" + section + "." + key +
@@ -358,15 +375,8 @@ std::string DefaultConfigToml() {
         "checkpoint_interval = "
      << d.checkpoint_interval
      << "\n"
-        "# Largest key and value a transaction may write, in bytes, for a NEW chain: InitChain\n"
-        "# writes them into the genesis state, and from then on the chain's values rule on every\n"
-        "# node, whatever its config says.\n"
-        "max_key_bytes = "
-     << d.max_key_bytes
-     << "\n"
-        "max_value_bytes = "
-     << d.max_value_bytes
-     << "\n"
+        "# (The largest key and value a tx may write are chain parameters in genesis.json,\n"
+        "# app_state.store, not node settings.)\n"
         "# On-disk tree pages kept in memory (about 0.6 KiB each with their index; only the\n"
         "# latest tree's, and a tree has about a third as many pages as keys), and LevelDB's\n"
         "# block cache in bytes.\n"

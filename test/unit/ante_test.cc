@@ -122,19 +122,19 @@ TEST_CASE("ValidateBasic: signatures present and matching the signers; skipped o
           "[ante]") {
   Harness h;
   ante::Tx tx = DecodedSend();
-  CHECK(h.Run(std::make_unique<ante::ValidateBasicDecorator>(), tx).ok());
+  CHECK(h.Run(std::make_unique<ante::ValidateBasicDecorator>(h.auth), tx).ok());
   ante::Tx none = tx;
   none.signatures.clear();
-  ante::TxStatus s = h.Run(std::make_unique<ante::ValidateBasicDecorator>(), none);
+  ante::TxStatus s = h.Run(std::make_unique<ante::ValidateBasicDecorator>(h.auth), none);
   CHECK(s.code() == 15);
   CHECK(s.log() == "no signatures supplied: no signatures supplied");
   ante::Tx two = tx;
   two.signatures.push_back(tx.signatures[0]);
-  s = h.Run(std::make_unique<ante::ValidateBasicDecorator>(), two);
+  s = h.Run(std::make_unique<ante::ValidateBasicDecorator>(h.auth), two);
   CHECK(s.code() == 4);
   CHECK(s.log() == "wrong number of signers; expected 1, got 2: unauthorized");
   h.ctx.mode = ante::ExecMode::kReCheck;
-  CHECK(h.Run(std::make_unique<ante::ValidateBasicDecorator>(), none).ok());
+  CHECK(h.Run(std::make_unique<ante::ValidateBasicDecorator>(h.auth), none).ok());
 }
 
 TEST_CASE("TxTimeoutHeight: height (30) and timestamp (42); equal values pass", "[ante]") {
@@ -416,7 +416,7 @@ TEST_CASE("the ante's account memo charges exactly the store reads it saves", "[
   auto decorators = [](const app::AuthKeeper& auth, const app::BankKeeper& bank) {
     std::vector<std::unique_ptr<ante::Decorator>> list;
     list.push_back(std::make_unique<ante::ExtensionOptionsDecorator>());
-    list.push_back(std::make_unique<ante::ValidateBasicDecorator>());
+    list.push_back(std::make_unique<ante::ValidateBasicDecorator>(auth));
     list.push_back(std::make_unique<ante::TxTimeoutHeightDecorator>());
     list.push_back(std::make_unique<ante::ValidateMemoDecorator>(auth));
     list.push_back(std::make_unique<ante::ConsumeTxSizeGasDecorator>(auth));
