@@ -6,9 +6,10 @@ HOME (so ~/.kairos is new) with non-default ports.
 The block's lines run as written, in order, with two substitutions the test owns and checks are
 there: `K=build/release/app/kairosd` becomes the kairosd under test, and the
 `scripts/run-node.sh` line (command 1, which runs until Ctrl-C) starts in the background; the
-lines after it run, as one `bash -e` script, once it printed "Ctrl-C stops both.". Every line
-must succeed. Then: alice, the key the block makes, holds what the block sent her (read from the
-block's own `query balance alice` output and again here), and Ctrl-C stops the node with exit 0.
+lines after it run, as one `bash -e` script (with the variables set before it), once it printed
+"Ctrl-C stops both.". Every line must succeed. Then: alice, the key the block makes, holds what
+the block sent her (read from the block's own `query balance alice` output and again here), and
+Ctrl-C stops the node with exit 0.
 """
 
 import os
@@ -57,7 +58,9 @@ def test_readme_talking_to_it():
             check(p.returncode == 0, f"the lines before command 1 failed:\n{p.stdout}")
         with RunNodeScript("readme", env, cwd=harness.REPO) as run:
             run.wait_ready()
-            script = "\n".join(map(swap, after))
+            # A shell the user keeps: the variables set before command 1 (K=...) hold after it.
+            assignments = [ln for ln in before if re.fullmatch(r"[A-Za-z_]\w*=\S*", ln)]
+            script = "\n".join(map(swap, assignments + after))
             log("running the README lines after command 1:\n" + script)
             p = subprocess.run(["bash", "-x", "-euo", "pipefail", "-c", script],
                                cwd=harness.REPO, env=env, stdin=subprocess.DEVNULL,
