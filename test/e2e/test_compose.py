@@ -213,7 +213,8 @@ def linked_packages(binary):
 def test_dockerfile():
     with open(DOCKERFILE) as f:
         text = f.read()
-    check("# syntax=" not in text, "a # syntax= line makes BuildKit fetch a frontend image")
+    check(re.search(r"^#\s*syntax\s*=", text, re.M) is None,
+          "a # syntax= line makes BuildKit fetch a frontend image")
     stages = dockerfile_stages(text)
     check(list(stages) == ["build", "cometbft", "runtime"], f"stages {list(stages)}")
     base_args = dict(re.findall(r"^ARG (\w+_IMAGE)=(\S+)$", text, re.M))
