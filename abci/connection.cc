@@ -62,7 +62,9 @@ Connection<Socket>::Connection(Socket socket, const ConnectionContext& ctx, std:
       on_closed_(std::move(on_closed)),
       decoder_(ctx.max_frame_bytes),
       writer_wake_(socket_.get_executor()),
-      reader_wake_(socket_.get_executor()) {}
+      reader_wake_(socket_.get_executor()) {
+  if (ctx.query_executor != nullptr) query_strand_.emplace(asio::make_strand(*ctx.query_executor));
+}
 
 template <class Socket>
 Connection<Socket>::~Connection() = default;
@@ -168,16 +170,19 @@ template <class Socket>
 void Connection<Socket>::Dispatch(std::uint64_t seq, std::size_t reserve,
                                   std::unique_ptr<Batch> batch, Lane lane) {
   ++in_flight_[static_cast<std::size_t>(lane)];
-  asio::io_context& executor = lane == Lane::kQuery ? *ctx_.query_executor : ctx_.app_executor;
-  asio::post(executor, [self = this->shared_from_this(), b = std::move(batch), seq, reserve,
-                        lane] {
+  auto run = [self = this->shared_from_this(), b = std::move(batch), seq, reserve, lane] {
     std::string out;
     out.reserve(reserve);
     for (const pb::Request* req : b->requests) self->ctx_.dispatcher.HandleInto(*req, &out);
     asio::post(self->socket_.get_executor(), [self, seq, lane, out = std::move(out)]() mutable {
       self->Complete(seq, std::move(out), lane);
     });
-  });
+  };
+  if (lane == Lane::kQuery) {
+    asio::post(*query_strand_, std::move(run));  // after this connection's earlier queries
+  } else {
+    asio::post(ctx_.app_executor, std::move(run));
+  }
 }
 
 template <class Socket>

@@ -11,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>  // before asio: awaitable.hpp in Boost 1.74 uses std::exchange
 
@@ -115,6 +116,9 @@ class Connection final : public ConnectionHandle,
   std::size_t pending_requests_ = 0;
   std::uint64_t requests_total_ = 0;
   std::size_t in_flight_[2] = {0, 0};  // batches on each executor (by Lane)
+  // This connection's read-only batches run one at a time, in order, whichever query thread
+  // takes them (none when the server has no query threads).
+  std::optional<asio::strand<asio::io_context::executor_type>> query_strand_;
   std::deque<Deferred> deferred_;
 
   asio::steady_timer writer_wake_;  // cancelled when a slot becomes ready

@@ -1,8 +1,8 @@
 // Maps an ABCI Request to the Application method that serves it, and the result back to a
 // Response. No I/O, so it can be tested without sockets.
 //
-// Thread-safety: Handle() calls into the Application and must run on the application executor
-// (see application.h). The static helpers are pure.
+// Thread-safety: Handle() calls into the Application, on the application executor, or on a
+// query thread for Echo, Info, Query and Flush (see application.h). The static helpers are pure.
 #pragma once
 
 #include <chrono>
@@ -15,12 +15,13 @@ namespace kairos::abci {
 
 // Told about each request the dispatcher served: how to time requests without this library
 // knowing how they are recorded (app/metrics.h implements it with Prometheus).
-// Thread: called on the application executor, right after the request was served.
+// Thread: called right after the request was served, on the thread that served it (the
+// application executor, or a query thread): implementations must be thread-safe.
 class RequestObserver {
  public:
   virtual ~RequestObserver() = default;
   // `method`: the request's oneof case (never VALUE_NOT_SET). `elapsed`: the time the dispatcher
-  // spent on it on the executor (the application call and the response encoding). `failed`: it
+  // spent on it (the application call and the response encoding). `failed`: it
   // was answered with a ResponseException. Must be cheap and must not throw.
   virtual void OnRequest(pb::Request::ValueCase method, std::chrono::nanoseconds elapsed,
                          bool failed) noexcept = 0;

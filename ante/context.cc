@@ -1,5 +1,6 @@
 #include "ante/context.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cctype>
 #include <cstdio>
@@ -17,6 +18,34 @@ void Context::Emit(std::string type,
     a->set_value(std::move(v));
     a->set_index(true);
   }
+}
+
+AccountMemoEntry* AccountMemo::Find(std::string_view address) {
+  if (entries_.size() <= kScanned) {
+    for (AccountMemoEntry& e : entries_) {
+      if (e.address == address) return &e;
+    }
+    return nullptr;
+  }
+  const auto it = index_.find(address);
+  return it == index_.end() ? nullptr : &entries_[it->second];
+}
+
+AccountMemoEntry& AccountMemo::Add(AccountMemoEntry entry) {
+  entries_.push_back(std::move(entry));
+  if (entries_.size() > kScanned) {
+    if (index_.empty()) {
+      for (std::size_t i = 0; i < entries_.size(); ++i) index_.emplace(entries_[i].address, i);
+    } else {
+      index_.emplace(entries_.back().address, entries_.size() - 1);
+    }
+  }
+  return entries_.back();
+}
+
+void AccountMemo::clear() {
+  entries_.clear();
+  index_.clear();
 }
 
 std::string FormatUnixNanos(std::int64_t unix_nanos) {
@@ -145,6 +174,23 @@ Result<std::vector<GasPrice>> ParseGasPrices(std::string_view text) {
     out.push_back({std::string(denom), *amount});
   }
   return out;
+}
+
+FeePerGas FeePerGasQ64(const Coins& fee, std::uint64_t gas_limit) {
+  if (gas_limit == 0 || fee.empty()) return 0;
+  static const Uint256 kQ64Max = (Uint256(1) << 128) - 1;
+  static const Uint256 kShiftLimit = Uint256(1) << 192;  // amount << 64 fits in 256 bits below
+  Uint256 least = kQ64Max;
+  for (const Coin& c : fee.coins()) {
+    if (c.amount >= kShiftLimit) continue;  // over 2^128 per gas: saturated
+    const Uint256 q64 = (c.amount << 64) / gas_limit;
+    least = std::min(least, q64);  // the SDK takes the least coin
+  }
+  static const Uint256 kLow64 = std::numeric_limits<std::uint64_t>::max();
+  const auto half = [&](unsigned shift) {
+    return static_cast<FeePerGas>(((least >> shift) & kLow64).convert_to<std::uint64_t>());
+  };
+  return (half(64) << 64) | half(0);
 }
 
 }  // namespace kairos::ante

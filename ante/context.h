@@ -7,9 +7,14 @@
 #include <boost/container/small_vector.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 
 #include "ante/coins.h"
 #include "ante/gas.h"
@@ -29,6 +34,14 @@ enum class ExecMode {
 };
 
 inline bool IsCheck(ExecMode m) { return m == ExecMode::kCheck || m == ExecMode::kReCheck; }
+
+// A tx's fee per unit of gas as unsigned Q64.64 fixed point (64 integer and 64 fraction bits):
+// the mempool's priority (mempool/priority.h, which has the same representation; ante/ does not
+// depend on mempool/).
+using FeePerGas = unsigned __int128;
+// floor(amount * 2^64 / gas_limit) for the least amount among the fee's coins (the SDK's
+// GetTxPriority takes the least coin), saturated at 2^128 - 1; 0 for no fee or no gas.
+FeePerGas FeePerGasQ64(const Coins& fee, std::uint64_t gas_limit);
 
 // A minimum gas price: `atto_per_gas` is the price in units of 10^-18 denom per gas unit (the
 // SDK's DecCoin precision), so "0.025stake" is {stake, 25 * 10^15}.
@@ -65,6 +78,32 @@ struct AccountMemoEntry {
   std::size_t stored_bytes = 0;  // what a store read of it is charged for: key plus value
 };
 
+// The memo itself, keyed by address. A tx has at most tx_sig_limit signers (ValidateBasic), but
+// that limit is a genesis param without an upper bound: a lookup must not walk the entries, or
+// the ante would be quadratic in the signers.
+class AccountMemo {
+ public:
+  // The entry for `address`, or nullptr. Valid until the next Add or clear.
+  AccountMemoEntry* Find(std::string_view address);
+  // REQUIRES: no entry for entry.address yet. Valid until the next Add or clear.
+  AccountMemoEntry& Add(AccountMemoEntry entry);
+  std::size_t size() const { return entries_.size(); }
+  void clear();
+
+ private:
+  // Up to this many entries are scanned: a tx usually has one or two signers, and a scan of a
+  // few needs no hashing and no allocation. Past it, `index_` (absl's per-process seeded hash:
+  // outsiders choose the addresses) maps each address to its entry.
+  static constexpr std::size_t kScanned = 8;
+  // Inline for the usual one or two signers: no allocation per tx.
+  boost::container::small_vector<AccountMemoEntry, 2> entries_;
+  struct AddressHash {
+    using is_transparent = void;  // looked up by string_view, no copy
+    std::size_t operator()(std::string_view a) const { return absl::Hash<std::string_view>{}(a); }
+  };
+  absl::flat_hash_map<std::string, std::size_t, AddressHash, std::equal_to<>> index_;
+};
+
 struct Context {
   ExecMode mode = ExecMode::kFinalize;
   BlockInfo block;
@@ -77,10 +116,9 @@ struct Context {
   KvGasConfig kv_gas;               // what `store` charges
   store::KvStore* store = nullptr;  // the gas-metered branch of this step
   // Valid for the ante's branch only: cleared when `store` moves to the messages' branch.
-  // Inline for the usual one or two signers: no allocation per tx.
-  boost::container::small_vector<AccountMemoEntry, 2> accounts;
+  AccountMemo accounts;
   std::vector<tendermint::abci::Event> events;
-  std::int64_t priority = 0;
+  FeePerGas priority = 0;  // set by DeductFee (FeePerGasQ64)
 
   void Emit(std::string type, std::vector<std::pair<std::string, std::string>> attributes);
   // Whether this mode's events reach anyone: FinalizeBlock's go into the block results (and

@@ -20,20 +20,29 @@ std::string Bech32(std::string_view address) { return crypto::EncodeAccountAddre
 // ReadPerByte over key and value). The pointer is valid until the next MemoEntry.
 Result<AccountMemoEntry*> MemoEntry(Context& ctx, const AccountKeeper& ak,
                                     std::string_view address) {
-  for (AccountMemoEntry& e : ctx.accounts) {
-    if (e.address == address) {
-      ctx.gas.Consume(ctx.kv_gas.read_cost_flat, "ReadFlat");
-      ctx.gas.Consume(ctx.kv_gas.read_cost_per_byte * e.stored_bytes, "ReadPerByte");
-      return &e;
-    }
+  if (AccountMemoEntry* e = ctx.accounts.Find(address)) {
+    ctx.gas.Consume(ctx.kv_gas.read_cost_flat, "ReadFlat");
+    ctx.gas.Consume(ctx.kv_gas.read_cost_per_byte * e->stored_bytes, "ReadPerByte");
+    return e;
   }
   AccountMemoEntry e;
   auto acc = ak.GetAccount(*ctx.store, address, &e.stored_bytes);
   if (!acc.ok()) return acc.status();
   e.address = std::string(address);
   e.account = std::move(*acc);
-  ctx.accounts.push_back(std::move(e));
-  return &ctx.accounts.back();
+  return &ctx.accounts.Add(std::move(e));
+}
+
+// Code 14 when the tx carries more signatures than tx_sig_limit. No multisig keys: every signer
+// info is one key.
+TxStatus CheckSignatureCount(const Tx& tx, const AuthParams& params) {
+  if (tx.signer_infos.size() > params.tx_sig_limit) {
+    return TxStatus::Error(kTooManySignatures, "signatures: " +
+                                                   std::to_string(tx.signer_infos.size()) +
+                                                   ", limit: " +
+                                                   std::to_string(params.tx_sig_limit));
+  }
+  return TxStatus::OK();
 }
 
 // A signer's account through the memo, read-only. Same validity as MemoEntry's.
@@ -186,6 +195,10 @@ TxStatus ValidateBasicDecorator::Handle(Context& ctx, const Tx& tx, const Next& 
                                               " doesn't match the number of signer infos " +
                                               std::to_string(tx.signer_infos.size()));
   }
+  // The signature limit, before any decorator reads state: from DeductFee on, each signer costs
+  // account reads and writes (SetPubKey, the memo), which would all be done before
+  // ValidateSigCount refused the tx, and undone with its fee.
+  if (TxStatus s = CheckSignatureCount(tx, ak_.params()); !s.ok()) return s;
   return next(ctx, tx);
 }
 
@@ -262,18 +275,14 @@ TxStatus DeductFeeDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
                                                    " required: " + req);
     }
   }
-  // priority = min over the fee coins of amount / gas, capped at int64 max.
-  std::int64_t priority = 0;
-  if (tx.gas_limit > 0 && !tx.fee.empty()) {
-    priority = std::numeric_limits<std::int64_t>::max();
-    for (const Coin& c : tx.fee.coins()) {
-      Uint256 per_gas = c.amount / tx.gas_limit;
-      if (per_gas < Uint256(priority)) priority = static_cast<std::int64_t>(per_gas);
-    }
-  }
-  ctx.priority = priority;
+  ctx.priority = FeePerGasQ64(tx.fee, tx.gas_limit);
   if (tx.FeePayer().empty()) {  // only reachable on recheck, which skips ValidateBasic
     return TxStatus::Error(kInvalidRequest, "the tx has no signer to pay its fee");
+  }
+  // No x/feegrant: a granter would be ignored and the payer charged instead. The SDK without
+  // a feegrant keeper refuses it the same way (x/auth/ante/fee.go checkDeductFee).
+  if (!tx.fee_granter.empty()) {
+    return TxStatus::Error(kInvalidRequest, "fee grants are not enabled");
   }
   if (!tx.fee.empty()) {
     // The payer's account first (read through the memo: SetPubKey reads it next).
@@ -341,13 +350,8 @@ TxStatus SetPubKeyDecorator::Handle(Context& ctx, const Tx& tx, const Next& next
 // --- 9. ValidateSigCount -----------------------------------------------------------------
 
 TxStatus ValidateSigCountDecorator::Handle(Context& ctx, const Tx& tx, const Next& next) const {
-  // No multisig keys: every signer info is one key.
-  const std::uint64_t limit = ak_.params().tx_sig_limit;
-  if (tx.signer_infos.size() > limit) {
-    return TxStatus::Error(kTooManySignatures, "signatures: " +
-                                                   std::to_string(tx.signer_infos.size()) +
-                                                   ", limit: " + std::to_string(limit));
-  }
+  // ValidateBasic checked this already, except on recheck, which skips ValidateBasic.
+  if (TxStatus s = CheckSignatureCount(tx, ak_.params()); !s.ok()) return s;
   return next(ctx, tx);
 }
 
@@ -495,7 +499,7 @@ AntePipeline::AntePipeline(const AccountKeeper& ak, const BankKeeper& bank,
                            SignatureCache* cache) {
   decorators_.push_back(std::make_unique<SetUpContextDecorator>());
   decorators_.push_back(std::make_unique<ExtensionOptionsDecorator>());
-  decorators_.push_back(std::make_unique<ValidateBasicDecorator>());
+  decorators_.push_back(std::make_unique<ValidateBasicDecorator>(ak));
   decorators_.push_back(std::make_unique<TxTimeoutHeightDecorator>());
   decorators_.push_back(std::make_unique<ValidateMemoDecorator>(ak));
   decorators_.push_back(std::make_unique<ConsumeTxSizeGasDecorator>(ak));

@@ -2,13 +2,14 @@
 // the Cosmos SDK v0.53 order (x/auth/ante/ante.go NewAnteHandler):
 //   1 SetUpContext        gas meter; gas limit <= block max gas (41); out of gas -> 11
 //   2 ExtensionOptions    any extension option -> 31
-//   3 ValidateBasic       signatures present (15) and matching signers (4); skipped on recheck
+//   3 ValidateBasic       signatures present (15), matching signers (4), at most tx_sig_limit
+//                         (14), before any state is read; skipped on recheck
 //   4 TxTimeoutHeight     timeout_height (30) and timeout_timestamp (42), every tx
 //   5 ValidateMemo        memo length (12)
 //   6 ConsumeTxSizeGas    size x cost per byte
 //   7 DeductFee           min gas prices in CheckTx (13); fee to the fee collector (5, 9); priority
 //   8 SetPubKey           pubkey matches signer (8); stored on first use; acc_seq/signature events
-//   9 ValidateSigCount    signatures <= limit (14)
+//   9 ValidateSigCount    signatures <= limit (14): on recheck (ValidateBasic checked the rest)
 //  10 SigGasConsume       per-key verification cost
 //  11 SigVerification    ADR-070 unordered rules (18, 37), sequences (32), signatures (4)
 //  12 IncrementSequence   ordered txs only
@@ -98,7 +99,11 @@ class ExtensionOptionsDecorator final : public Decorator {
 
 class ValidateBasicDecorator final : public Decorator {
  public:
+  explicit ValidateBasicDecorator(const AccountKeeper& ak) : ak_(ak) {}
   TxStatus Handle(Context& ctx, const Tx& tx, const Next& next) const override;
+
+ private:
+  const AccountKeeper& ak_;  // for tx_sig_limit (a param: no state read)
 };
 
 class TxTimeoutHeightDecorator final : public Decorator {

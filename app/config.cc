@@ -63,8 +63,8 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"max_pending_requests", {"an integer from 1 to 1048576",
                                      ReadInteger(&Config::max_pending_requests, 1, 1 << 20)}},
            {"io_threads", {"an integer from 1 to 64", ReadInteger(&Config::io_threads, 1, 64)}},
-           {"query_threads", {"an integer from 0 to 64",
-                              ReadInteger(&Config::query_threads, 0, 64)}},
+           {"query_threads", {"an integer from 0 to 16",
+                              ReadInteger(&Config::query_threads, 0, 16)}},
        }},
       {"log",
        {
@@ -86,10 +86,6 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
                                ReadInteger(&Config::prune_interval, 1, 1'000'000)}},
            {"checkpoint_interval", {"an integer from 1 to 100000",
                                     ReadInteger(&Config::checkpoint_interval, 1, 100'000)}},
-           {"max_key_bytes", {"an integer from 1 to 65536",
-                              ReadInteger(&Config::max_key_bytes, 1, kMaxKeyBytesLimit)}},
-           {"max_value_bytes", {"an integer from 1 to 67108864",
-                                ReadInteger(&Config::max_value_bytes, 1, kMaxValueBytesLimit)}},
            {"page_cache_pages", {"an integer from 0 to 100000000",
                                  ReadInteger(&Config::page_cache_pages, 0, 100'000'000)}},
            {"block_cache_bytes", {"an integer from 0 to 68719476736",
@@ -99,8 +95,8 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"verify_on_open", {"a boolean", ReadBool(&Config::verify_on_open)}},
            {"recent_versions", {"an integer from 0 to 1000",
                                 ReadInteger(&Config::recent_versions, 0, 1000)}},
-           {"rebuild_cache", {"an integer from 0 to 1000",
-                              ReadInteger(&Config::rebuild_cache, 0, 1000)}},
+           {"rebuild_cache", {"an integer from 0 to 64",
+                              ReadInteger(&Config::rebuild_cache, 0, 64)}},
        }},
       {"query",
        {
@@ -136,6 +132,11 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"parked_ttl_blocks",
             {"an integer from 0 (off) to 1000000000",
              ReadInteger(&Config::mempool_parked_ttl_blocks, 0, 1'000'000'000)}},
+           {"max_parked_per_sender",
+            {"an integer from 0 to 100000",
+             ReadInteger(&Config::mempool_max_parked_per_sender, 0, 100'000)}},
+           {"max_parked", {"an integer from 0 to 100000000",
+                           ReadInteger(&Config::mempool_max_parked, 0, 100'000'000)}},
            {"ttl_duration", {"a duration string such as \"10m\" or \"0s\" (off)",
                              ReadString(&Config::mempool_ttl_duration)}},
            {"recheck_budget", {"a duration string such as \"200ms\"",
@@ -150,6 +151,20 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
        }},
   };
   return *schema;
+}
+
+// Keys older versions read that are now set elsewhere: section.key -> what to tell the operator.
+const std::map<std::string, std::string>& MovedKeys() {
+  static const auto* moved = new std::map<std::string, std::string>{
+      {"store.max_key_bytes",
+       "the largest key a tx may write is a chain parameter now, app_state.store.max_key_bytes "
+       "in genesis.json (default 4096), so that every validator computes the same state"},
+      {"store.max_value_bytes",
+       "the largest value a tx may write is a chain parameter now, "
+       "app_state.store.max_value_bytes in genesis.json (default 4194304), so that every "
+       "validator computes the same state"},
+  };
+  return *moved;
 }
 
 std::string Known(const std::map<std::string, KeySpec>& keys) {
@@ -205,6 +220,13 @@ Result<Config> ParseConfig(const std::string& toml_text, const std::string& orig
     }
     for (const auto& [key_node, value] : *table) {
       const std::string key(key_node.str());
+      if (auto moved = MovedKeys().find(section + "." + key); moved != MovedKeys().end()) {
+        config.warnings.push_back(origin + ": " + moved->first + " = " + Describe(value) +
+                                  " is ignored: " + moved->second +
+                                  " (a chain that has started keeps the limit it has in its "
+                                  "state). Delete the line to silence this warning.");
+        continue;
+      }
       const auto spec = it->second.find(key);
       if (spec == it->second.end()) {
         return Status::InvalidArgument(origin + ": unknown key '" + section + "." + key +
@@ -353,15 +375,8 @@ std::string DefaultConfigToml() {
         "checkpoint_interval = "
      << d.checkpoint_interval
      << "\n"
-        "# Largest key and value a transaction may write, in bytes, for a NEW chain: InitChain\n"
-        "# writes them into the genesis state, and from then on the chain's values rule on every\n"
-        "# node, whatever its config says.\n"
-        "max_key_bytes = "
-     << d.max_key_bytes
-     << "\n"
-        "max_value_bytes = "
-     << d.max_value_bytes
-     << "\n"
+        "# (The largest key and value a tx may write are chain parameters in genesis.json,\n"
+        "# app_state.store, not node settings.)\n"
         "# On-disk tree pages kept in memory (about 0.6 KiB each with their index; only the\n"
         "# latest tree's, and a tree has about a third as many pages as keys), and LevelDB's\n"
         "# block cache in bytes.\n"
@@ -386,7 +401,7 @@ std::string DefaultConfigToml() {
         "# in memory (the pages a commit replaces are freed that many commits later: about a\n"
         "# block's changed pages each). Older heights are rebuilt from the newest checkpoint,\n"
         "# up to two checkpoint intervals of changesets; the last rebuild_cache rebuilds are kept\n"
-        "# for the next queries near them.\n"
+        "# for the next queries near them (each holds the pages its replayed blocks changed).\n"
         "recent_versions = "
      << d.recent_versions
      << "\n"
@@ -428,7 +443,9 @@ std::string DefaultConfigToml() {
         "# mempool.type = \"app\") fills and PrepareProposal builds blocks from. Local policy,\n"
         "# never consensus. Capacity: a new tx that does not fit evicts strictly lower-priority\n"
         "# txs (each sender's highest sequence first, so no gap appears), else it is refused\n"
-        "# with code 20 and the priority it would need. Priority = fee per unit of gas.\n"
+        "# with code 20 and the fee it would need. Priority = fee per unit of gas, compared\n"
+        "# exactly (gas prices below 1 per gas order too). A tx is admitted only if its payer's\n"
+        "# committed balance covers it after every pooled tx's fee and sends (code 5).\n"
         "max_txs = "
      << d.mempool_max_txs
      << "\n"
@@ -460,6 +477,15 @@ std::string DefaultConfigToml() {
         "# sender's txs and the mempool's space forever.\n"
         "parked_ttl_blocks = "
      << d.mempool_parked_ttl_blocks
+     << "\n"
+        "# Parked txs (code 0, but not proposed, and paying nothing, until the gap fills) one\n"
+        "# sender may have, and the whole pool (code 20 above either). A parked tx never\n"
+        "# evicts a ready one, and parked txs are evicted first.\n"
+        "max_parked_per_sender = "
+     << d.mempool_max_parked_per_sender
+     << "\n"
+        "max_parked = "
+     << d.mempool_max_parked
      << "\n"
         "# After each commit the pool's txs are re-validated (sequence, fee balance, unordered\n"
         "# nonce) for at most this long inside Commit; the rest on demand.\n"

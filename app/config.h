@@ -7,14 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "store/status.h"
 
 namespace kairos::app {
-
-// The largest key and value size limits a chain may set (the ranges of store.max_*_bytes).
-inline constexpr std::size_t kMaxKeyBytesLimit = 65536;
-inline constexpr std::size_t kMaxValueBytesLimit = 64u << 20;
 
 struct Config {
   // [abci]
@@ -32,8 +29,6 @@ struct Config {
   std::int64_t keep_recent = 100;
   std::int64_t prune_interval = 10;
   std::int64_t checkpoint_interval = 50;
-  std::size_t max_key_bytes = 4096;
-  std::size_t max_value_bytes = 4u << 20;
   std::size_t page_cache_pages = 4000000;
   std::size_t block_cache_bytes = 128u << 20;
   std::size_t value_cache_bytes = 256u << 20;
@@ -57,16 +52,26 @@ struct Config {
   std::string mempool_ttl_duration = "0s";   // "0s" = off
   std::string mempool_recheck_budget = "200ms";
   std::int64_t mempool_parked_ttl_blocks = 20;  // 0 = never
+  std::size_t mempool_max_parked_per_sender = 16;
+  std::size_t mempool_max_parked = 1000;
   std::string mempool_regossip_interval = "10s";  // "0s": every ReapTxs returns the whole pool
   // [metrics]
   std::string metrics_address;  // "" = no metrics endpoint; e.g. "127.0.0.1:26661"
+
+  // What the file set that kairosd ignores, one message each (kairosd logs them at start):
+  // keys that older versions read and that moved elsewhere (see ParseConfig).
+  std::vector<std::string> warnings;
 };
 
 // A [mempool] duration ("0s" or "0" for none): nanoseconds, or InvalidArgument naming `key`.
 Result<std::int64_t> ParseConfigDuration(const std::string& text, const std::string& key);
 
 // Parses TOML text. Unknown keys and bad values are errors that name the key and the expected
-// form. `origin` (a file name) prefixes the messages.
+// form. `origin` (a file name) prefixes the messages. store.max_key_bytes and
+// store.max_value_bytes, which every config.toml that an older `kairosd init` wrote holds, are
+// accepted with a warning that names where the setting moved (genesis app_state.store): they
+// were only ever read at InitChain, so a chain that has started never depended on them, and
+// refusing to start would break every upgraded node over a setting that changes nothing.
 Result<Config> ParseConfig(const std::string& toml_text, const std::string& origin);
 
 // Reads and parses the file at `path`.

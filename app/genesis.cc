@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -403,6 +404,24 @@ Status ReadLocks(const json& j, locks::GenesisState* g) {
   return Status::OK();
 }
 
+Status ReadStore(const json& j, store::KvLimits* out) {
+  const std::string path = "app_state.store";
+  if (Status s = CheckKeys(j, path, {"max_key_bytes", "max_value_bytes"}); !s.ok()) return s;
+  for (auto [name, field, max] :
+       {std::tuple{"max_key_bytes", &store::KvLimits::max_key_bytes, kMaxKeyBytesLimit},
+        std::tuple{"max_value_bytes", &store::KvLimits::max_value_bytes, kMaxValueBytesLimit}}) {
+    if (!j.contains(name)) continue;
+    const std::string at = path + "." + name;
+    auto v = ReadUint(j[name], at);
+    if (!v.ok()) return v.status();
+    if (*v == 0 || *v > max) {
+      return Bad(at, "must be from 1 to " + std::to_string(max) + ", got " + std::to_string(*v));
+    }
+    out->*field = static_cast<std::size_t>(*v);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<Genesis> ParseGenesis(std::string_view text) {
@@ -416,7 +435,9 @@ Result<Genesis> ParseGenesis(std::string_view text) {
     return Status::InvalidArgument(std::string("genesis app_state is not valid JSON: ") + e.what());
   }
   if (root.is_null() || (root.is_string() && root.get<std::string>().empty())) return g;
-  if (Status s = CheckKeys(root, "app_state", {"auth", "bank", "locks"}); !s.ok()) return s;
+  if (Status s = CheckKeys(root, "app_state", {"auth", "bank", "locks", "store"}); !s.ok()) {
+    return s;
+  }
   if (root.contains("auth")) {
     if (Status s = ReadAuth(root["auth"], &g); !s.ok()) return s;
   }
@@ -425,6 +446,9 @@ Result<Genesis> ParseGenesis(std::string_view text) {
   }
   if (root.contains("locks")) {
     if (Status s = ReadLocks(root["locks"], &g.locks); !s.ok()) return s;
+  }
+  if (root.contains("store")) {
+    if (Status s = ReadStore(root["store"], &g.kv_limits); !s.ok()) return s;
   }
   return g;
 }

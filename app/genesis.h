@@ -9,7 +9,13 @@
 //             "balances": [{"address": "kairos1...",
 //                           "coins": [{"denom": "stake", "amount": "1000"}]}]},
 //    "locks": {"params": {...}, "sessions": [...], "last_session_ends": [...],
-//              "registrations": [...], "vars": [...]}}   (format: app/locks/genesis.h)
+//              "registrations": [...], "vars": [...]},   (format: app/locks/genesis.h)
+//    "store": {"max_key_bytes": "4096", "max_value_bytes": "4194304"}}
+//
+// `store` holds the chain-wide size limits of a key and a value that a tx may write (1 to
+// 65536, 1 to 67108864). They are consensus params: InitChain writes them into the state, and
+// every node reads them from there; no node's config.toml plays a part (two validators whose
+// configs differed would compute different app hashes).
 //
 // Every part is optional: an empty app_state (CometBFT's default) is a chain with the default
 // params, the denom "stake" and no accounts. Unknown keys are errors (a typo must not silently
@@ -26,9 +32,14 @@
 #include "ante/coins.h"
 #include "ante/keepers.h"
 #include "app/locks/genesis.h"
+#include "store/kv.h"
 #include "store/status.h"
 
 namespace kairos::app {
+
+// The largest key and value size limits a chain may set (app_state.store's ranges).
+inline constexpr std::size_t kMaxKeyBytesLimit = 65536;
+inline constexpr std::size_t kMaxValueBytesLimit = 64u << 20;
 
 struct GenesisBalance {
   std::string address;  // raw bytes
@@ -41,6 +52,7 @@ struct Genesis {
   std::string denom = "stake";
   std::vector<GenesisBalance> balances;
   locks::GenesisState locks;
+  store::KvLimits kv_limits;  // app_state.store (default: store::KvLimits's)
 };
 
 // InvalidArgument naming the JSON path of the first problem, e.g.

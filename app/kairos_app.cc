@@ -8,6 +8,7 @@
 #include "ante/sign_doc.h"
 #include "app/big_endian.h"
 #include "app/genesis.h"
+#include "app/header_time.h"
 #include "app/hex.h"
 #include "app/locks/genesis.h"
 #include "app/locks/queries.h"
@@ -87,7 +88,8 @@ Status KairosApp::LoadCommitted() {
   } else if (!st.IsNotFound()) {
     return st;
   }
-  // The chain's own limits, fixed at genesis, override the node's configuration.
+  // The chain's limits, fixed at genesis (a store without them, never initialised by InitChain,
+  // keeps the defaults).
   for (auto [key, field] : {std::pair{kKeyMaxKeyBytes, &store::KvLimits::max_key_bytes},
                             std::pair{kKeyMaxValueBytes, &store::KvLimits::max_value_bytes}}) {
     Status st = s.Get(key, &value);
@@ -111,7 +113,6 @@ Status KairosApp::LoadCommitted() {
 KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store, AppOptions options)
     : store_(std::move(store)),
       options_(std::move(options)),
-      limits_(options_.genesis_limits),
       pool_(runner_, auth_, bank_,
             TxPoolOptions{options_.mempool, options_.mempool_recheck_budget_nanos,
                           options_.min_gas_prices, options_.mempool_parked_ttl_blocks,
@@ -161,6 +162,7 @@ pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx& req) {
   pb::ResponseCheckTx res;
   res.set_gas_wanted(static_cast<std::int64_t>(out.gas_wanted));
   res.set_gas_used(static_cast<std::int64_t>(out.gas_used));
+  res.set_info(std::move(out.info));
   if (out.code != 0) {
     res.set_code(out.code);
     res.set_codespace(kCodespaceSdk);
@@ -169,6 +171,7 @@ pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx& req) {
     res.set_log(std::move(out.log));
     return res;
   }
+  res.set_log(std::move(out.log));  // accepted: empty, or "parked: ..." (tx_pool.h)
   for (auto& e : out.events) *res.add_events() = std::move(e);
   return res;
 }
@@ -219,6 +222,7 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
                        ? req.consensus_params().block().max_gas()
                        : -1;
   auth_.set_params(genesis->auth_params);
+  limits_ = genesis->kv_limits;
 
   store::Branch state(*store_, limits_);
   const auto put = [&](std::string_view key, std::string_view value) {
@@ -228,8 +232,7 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   };
   if (!chain_id_.empty()) put(kKeyChainId, chain_id_);
   put(kKeyInitialHeight, EncodeInt64(initial_height_));
-  // This node's configured limits become the chain's: every node must start from the same
-  // genesis state, and from then on the values in the state rule, whatever the config says.
+  // The chain's limits, from genesis: every node reads them back from the state at start.
   put(kKeyMaxKeyBytes, EncodeInt64(static_cast<std::int64_t>(limits_.max_key_bytes)));
   put(kKeyMaxValueBytes, EncodeInt64(static_cast<std::int64_t>(limits_.max_value_bytes)));
   put(kKeyMaxBlockGas, EncodeInt64(max_block_gas_));
@@ -277,14 +280,6 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   return res;
 }
 
-static std::int64_t UnixNanos(const google::protobuf::Timestamp& t) {
-  // Header times are far from the int64 range (year 1678..2262); saturate anyway.
-  const long double n = static_cast<long double>(t.seconds()) * 1e9L + t.nanos();
-  if (n > 9.2e18L) return std::numeric_limits<std::int64_t>::max();
-  if (n < -9.2e18L) return std::numeric_limits<std::int64_t>::min();
-  return t.seconds() * 1'000'000'000 + t.nanos();
-}
-
 std::unique_ptr<store::Branch> KairosApp::ProposalState(std::int64_t time_unix_nanos) const {
   auto scratch = std::make_unique<store::Branch>(*store_, limits_);
   if (store_->version() == 0) scratch->Apply(genesis_);
@@ -327,7 +322,7 @@ pb::ResponsePrepareProposal KairosApp::PrepareProposal(const pb::RequestPrepareP
   for (const std::string& tx : req.txs()) {
     if (!pool_.Contains(crypto::Sha256(tx))) pool_.CheckNew(tx, next);
   }
-  const std::int64_t time = UnixNanos(req.time());
+  const std::int64_t time = UnixNanosOf(req.time());
   auto scratch = ProposalState(time);
   const ante::BlockInfo block{chain_id_, req.height(), time, max_block_gas_};
   pb::ResponsePrepareProposal res;
@@ -341,7 +336,7 @@ pb::ResponsePrepareProposal KairosApp::PrepareProposal(const pb::RequestPrepareP
 
 pb::ResponseProcessProposal KairosApp::ProcessProposal(const pb::RequestProcessProposal& req) {
   pb::ResponseProcessProposal res;
-  if (auto fault = CheckProposal(req.txs(), req.height(), UnixNanos(req.time()))) {
+  if (auto fault = CheckProposal(req.txs(), req.height(), UnixNanosOf(req.time()))) {
     Log()->warn("ProcessProposal {}: REJECT, tx {} of {}: {}", req.height(), fault->index,
                 req.txs_size(), fault->reason);
     res.set_status(pb::ResponseProcessProposal::REJECT);
@@ -394,7 +389,7 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
                              " but the next height is " + std::to_string(expected) +
                              " (last committed " + std::to_string(last) + ")");
   }
-  const std::int64_t block_time = UnixNanos(req.time());
+  const std::int64_t block_time = UnixNanosOf(req.time());
   // Always from the last committed state: a block re-sent after a crash, or a second
   // FinalizeBlock before Commit, gives the same result.
   store::Branch block(*store_, limits_);

@@ -6,9 +6,9 @@
 // app/locks).
 //
 // InitChain reads the genesis app_state (app/genesis) and writes the chain identity, the
-// chain-wide limits, the params, the accounts and the balances; they are committed with the
-// first block. An empty block writes nothing, so the app hash stays the same and CometBFT's
-// create_empty_blocks = false can idle.
+// chain-wide limits (from genesis, never from this node's config), the params, the accounts and
+// the balances; they are committed with the first block. An empty block writes nothing, so the
+// app hash stays the same and CometBFT's create_empty_blocks = false can idle.
 //
 // FinalizeBlock: PreBlock (purge the unordered nonces whose timeout is <= the block time), then
 // each tx (ante branch, then message branch), then EndBlock (the locks module ends up to
@@ -27,12 +27,15 @@
 // way and also bounds the block's total gas; Commit updates the pool and rechecks it.
 //
 // Queries: Info and Query read committed state only, through store views (app/query_router.h),
-// so kairosd runs them on the ABCI query threads beside blocks (abci.query_threads).
+// and of the mempool only what PriorityMempool answers under its own mutex (stats, a sender's
+// pooled txs), so kairosd runs them on the ABCI query threads beside blocks
+// (abci.query_threads).
 //
 // Thread-safety: every Application method but Info, Query and Echo runs on the ABCI
 // application executor, one at a time (see abci/application.h); those three may run on other
 // threads at the same time, and touch only thread-safe parts: the store's views, the query
-// router's published chain facts, the mempool's stats. The signature cache (also used by
+// router's published chain facts, the mempool's stats and sender listings (never the check
+// state or TxPool's reservations). The signature cache (also used by
 // FinalizeBlock's signature helpers) locks itself.
 #pragma once
 
@@ -72,10 +75,8 @@ inline constexpr std::uint32_t kCodeKeyNotFound = 22;
 inline constexpr std::uint32_t kCodeInvalidHeight = 26;
 inline constexpr char kCodespaceSdk[] = "sdk";
 
+// This node's own settings (config.toml): none of them reaches the state or the app hash.
 struct AppOptions {
-  // Used until InitChain writes them into the state; a chain that has them in its state uses
-  // those instead.
-  store::KvLimits genesis_limits;
   // This node's CheckTx fee policy (config tx.min_gas_prices).
   std::vector<ante::GasPrice> min_gas_prices;
   std::size_t signature_threads = 2;
@@ -98,13 +99,7 @@ class KairosApp final : public abci::Application {
  public:
   // Loads the chain identity, limits and params from the last committed version of `store`.
   static Result<std::unique_ptr<KairosApp>> Open(std::unique_ptr<store::MerkleStore> store,
-                                                 AppOptions options);
-  static Result<std::unique_ptr<KairosApp>> Open(std::unique_ptr<store::MerkleStore> store,
-                                                 store::KvLimits genesis_limits) {
-    AppOptions o;
-    o.genesis_limits = genesis_limits;
-    return Open(std::move(store), std::move(o));
-  }
+                                                 AppOptions options = {});
 
   pb::ResponseInfo Info(const pb::RequestInfo& req) override;
   pb::ResponseQuery Query(const pb::RequestQuery& req) override;
@@ -161,7 +156,9 @@ class KairosApp final : public abci::Application {
 
   std::unique_ptr<store::MerkleStore> store_;
   AppOptions options_;
-  store::KvLimits limits_;  // the chain's key and value size limits (consensus-relevant)
+  // The chain's key and value size limits (consensus params): from genesis app_state.store,
+  // kept in the state; the defaults until InitChain.
+  store::KvLimits limits_;
   std::int64_t max_block_gas_ = -1;  // consensus param block.max_gas, from genesis
   std::int64_t last_block_time_ = 0;  // Unix nanos of the last committed block
   std::int64_t staged_block_time_ = 0;

@@ -16,6 +16,7 @@
 #include "app/kairos_app.h"
 #include "app/logging.h"
 #include "app/metrics.h"
+#include "app/node_options.h"
 #include "app/version.h"
 #include "store/merkle_store.h"
 
@@ -76,6 +77,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
     return kExitUsage;
   }
   app::SetupLogging(config.log_level, config.log_format);
+  for (const std::string& warning : config.warnings) app::Log()->warn("{}", warning);
 
   // Metrics first: a port that cannot be bound stops the node before it opens anything.
   std::shared_ptr<prometheus::Registry> registry;
@@ -97,21 +99,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   const fs::path db_dir = fs::path(config.db_dir).is_absolute()
                               ? fs::path(config.db_dir)
                               : fs::path(home) / config.db_dir;
-  store::StoreOptions store_options;
-  store_options.dir = db_dir.string();
-  // The store accepts anything up to the largest limits a chain can set; the chain's own limits
-  // (from its state) are applied by the app.
-  store_options.limits.max_key_bytes = app::kMaxKeyBytesLimit;
-  store_options.limits.max_value_bytes = app::kMaxValueBytesLimit;
-  store_options.keep_recent = config.keep_recent;
-  store_options.prune_interval = config.prune_interval;
-  store_options.checkpoint_interval = config.checkpoint_interval;
-  store_options.page_cache_pages = config.page_cache_pages;
-  store_options.block_cache_bytes = config.block_cache_bytes;
-  store_options.value_cache_bytes = config.value_cache_bytes;
-  store_options.verify_on_open = config.verify_on_open;
-  store_options.recent_versions = config.recent_versions;
-  store_options.rebuild_cache = config.rebuild_cache;
+  const store::StoreOptions store_options = app::StoreOptionsFor(config, db_dir.string());
   const auto open_start = std::chrono::steady_clock::now();
   Result<std::unique_ptr<store::MerkleStore>> db = store::MerkleStore::Open(store_options);
   if (!db.ok()) {
@@ -125,29 +113,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
       (*db)->version(), db_dir.string(),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - open_start).count(),
       (*db)->replayed_at_open());
-  app::AppOptions app_options;
-  app_options.genesis_limits.max_key_bytes = config.max_key_bytes;
-  app_options.genesis_limits.max_value_bytes = config.max_value_bytes;
-  app_options.min_gas_prices = *ante::ParseGasPrices(config.min_gas_prices);  // validated
-  app_options.signature_threads = config.signature_threads;
-  app_options.query.simulate_max_tx_bytes = config.simulate_max_tx_bytes;
-  app_options.query.simulate_max_msgs = config.simulate_max_msgs;
-  app_options.query.simulate_max_gas = config.simulate_max_gas;
-  app_options.mempool.max_txs = config.mempool_max_txs;
-  app_options.mempool.max_bytes = config.mempool_max_bytes;
-  app_options.mempool.max_tx_bytes = config.mempool_max_tx_bytes;
-  app_options.mempool.max_txs_per_sender = config.mempool_max_txs_per_sender;
-  app_options.mempool.replace_bump_percent =
-      static_cast<std::uint32_t>(config.mempool_replace_bump_percent);
-  app_options.mempool.ttl_blocks = config.mempool_ttl_blocks;
-  app_options.mempool_parked_ttl_blocks = config.mempool_parked_ttl_blocks;
-  // All three validated by ValidateConfig.
-  app_options.mempool.ttl_nanos =
-      *app::ParseConfigDuration(config.mempool_ttl_duration, "mempool.ttl_duration");
-  app_options.mempool_recheck_budget_nanos =
-      *app::ParseConfigDuration(config.mempool_recheck_budget, "mempool.recheck_budget");
-  app_options.mempool_regossip_interval_nanos =
-      *app::ParseConfigDuration(config.mempool_regossip_interval, "mempool.regossip_interval");
+  app::AppOptions app_options = app::AppOptionsFor(config);
   app_options.metrics = metrics.get();
   Result<std::unique_ptr<app::KairosApp>> application =
       app::KairosApp::Open(std::move(*db), std::move(app_options));

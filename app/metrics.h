@@ -12,8 +12,9 @@
 //   nothing for them.
 // - MetricsExposer: the HTTP endpoint (GET /metrics, text format 0.0.4) on HOST:PORT.
 //
-// Thread-safety: Metrics' Observe*/OnRequest run on the ABCI application executor (the only
-// caller); prometheus-cpp's metric objects are themselves thread-safe for the scrape. The
+// Thread-safety: Metrics' Observe* run on the ABCI application executor; OnRequest also runs
+// on query threads (it only updates prometheus-cpp's metric objects, which are thread-safe,
+// through a table fixed at construction). The
 // collectors are thread-safe. MetricsExposer is created and destroyed by one thread (main).
 #pragma once
 

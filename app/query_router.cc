@@ -122,6 +122,7 @@ pb::ResponseQuery QueryRouter::Handle(const pb::RequestQuery& req) const {
   }
   if (path == "/cosmos.tx.v1beta1.Service/Simulate") return Simulate(req);
   if (path == "/kairos.mempool.v1.Query/Stats") return MempoolStats();
+  if (path == "/kairos.mempool.v1.Query/SenderTxs") return MempoolSenderTxs(req.data());
   if (path.rfind("/cosmos.", 0) == 0 || path.rfind("/kairos.", 0) == 0) return Module(path, req);
   const std::int64_t latest = store_.LatestCommitted().version;
   if (req.height() != 0 && req.height() != latest) {
@@ -148,7 +149,8 @@ pb::ResponseQuery QueryRouter::Handle(const pb::RequestQuery& req) const {
                           "/cosmos.bank.v1beta1.Query/AllBalances, "
                           "/cosmos.tx.v1beta1.Service/Simulate, "
                           "/kairos.auth.v1.Query/UnorderedNonce, "
-                          "/kairos.mempool.v1.Query/Stats, /kairos.locks.v1.Query/{Holder,"
+                          "/kairos.mempool.v1.Query/{Stats,SenderTxs}, "
+                          "/kairos.locks.v1.Query/{Holder,"
                           "Session,DepositQuote,Registration,Params,Var}, /app/version, "
                           "/app/height, "
                           "/store/<hex key>, /store (key in data)");
@@ -176,11 +178,57 @@ pb::ResponseQuery QueryRouter::MempoolStats() const {
       case mempool::RemoveReason::kEvicted:
       case mempool::RemoveReason::kReplaced: c = r.add_evictions(); break;
       case mempool::RemoveReason::kExpiredBlocks:
-      case mempool::RemoveReason::kExpiredTime: c = r.add_expiries(); break;
+      case mempool::RemoveReason::kExpiredTime:
+      case mempool::RemoveReason::kExpiredParked: c = r.add_expiries(); break;
       default: c = r.add_removals(); break;
     }
     c->set_reason(mempool::Name(reason));
     c->set_count(s.removed[i]);
+  }
+  Response res;
+  res.set_height(store_.LatestCommitted().version);
+  res.set_value(SerializeDeterministic(r));
+  return res;
+}
+
+pb::ResponseQuery QueryRouter::MempoolSenderTxs(const std::string& data) const {
+  // This node's pool, now. TxPool::SenderTxs reads the PriorityMempool under its mutex (a copy
+  // of the sender's entries, shared and immutable), never the check state or TxPool's own
+  // members, which only the executor touches. Any sender may be asked about: the answer is at
+  // most one sender's txs, max_txs_per_sender (its ready ones, at most max_parked_per_sender
+  // parked ones, its unordered ones), and costs one sender lookup under the pool's mutex.
+  constexpr std::string_view kPath = "/kairos.mempool.v1.Query/SenderTxs";
+  kairos::mempool::v1::QuerySenderTxsRequest q;
+  if (!q.ParseFromString(data)) {
+    return QueryError(ante::kInvalidRequest, "invalid request: " + std::string(kPath) +
+                                                 ": data is not a QuerySenderTxsRequest");
+  }
+  std::string address;
+  if (!DecodeAddress(q.address(), &address)) {
+    return QueryError(ante::kInvalidRequest, "invalid request: " + std::string(kPath) +
+                                                 ": invalid address \"" +
+                                                 Printable(q.address()) + "\"");
+  }
+  const mempool::SenderView view = pool_.SenderTxs(address);
+  kairos::mempool::v1::QuerySenderTxsResponse r;
+  r.set_committed_sequence(view.base);
+  r.set_next_sequence(view.next_ready);
+  for (const mempool::SenderView::Tx& t : view.txs) {
+    using kairos::mempool::v1::PooledTx;
+    const mempool::EntryTx& e = t.entry->tx;
+    PooledTx* p = r.add_txs();
+    p->set_hash(std::string(e.hash.begin(), e.hash.end()));
+    p->set_unordered(e.unordered);
+    if (e.unordered) {
+      p->set_timeout_unix_nanos(static_cast<std::int64_t>(e.nonce));
+    } else {
+      p->set_sequence(e.nonce);
+    }
+    p->set_state(t.parked ? PooledTx::STATE_PARKED : PooledTx::STATE_READY);
+    p->set_fee_per_gas(e.priority.ToDecimal());
+    p->set_gas_wanted(e.gas_wanted);
+    p->set_bytes(e.bytes().size());
+    p->set_arrival_height(t.entry->arrival_height);
   }
   Response res;
   res.set_height(store_.LatestCommitted().version);

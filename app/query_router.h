@@ -15,7 +15,8 @@
 // Thread-safety: Handle may be called from any number of threads at once, also while the
 // executor runs blocks. The chain facts are replaced whole (Publish, on the executor) under a
 // mutex; everything else the router reads is immutable or internally synchronised (the store's
-// views, the keepers, the runner, the signature cache, the mempool's stats).
+// views, the keepers, the runner, the signature cache, and of the mempool only its stats and a
+// sender's pooled txs, read under the PriorityMempool's mutex).
 #pragma once
 
 #include <cstddef>
@@ -74,6 +75,8 @@ class QueryRouter {
   Response Module(const std::string& path, const Request& req) const;
   Response Simulate(const Request& req) const;
   Response MempoolStats() const;
+  // /kairos.mempool.v1.Query/SenderTxs: one sender's pooled txs, ready or parked.
+  Response MempoolSenderTxs(const std::string& data) const;
   // Adds the proof of `key` in `view` to `res` (or a note in its log why there is none).
   void AttachProof(const store::StoreView& view, const std::string& key, Response* res) const;
 

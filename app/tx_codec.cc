@@ -10,11 +10,14 @@
 #include "app/tx_codec.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <span>
 #include <stdexcept>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "ante/errors.h"
 #include "ante/sign_doc.h"
 #include "app/proto_util.h"
@@ -284,6 +287,36 @@ std::string_view SignModeName(std::uint64_t mode) {
   }
 }
 
+// GetSigners' list: each address once, in the order first added. The messages, and so the
+// candidates, are as many as the tx's bytes allow (the ante's signature limit comes after
+// decoding), so past a few a set of the ones seen answers "already there?" instead of a search
+// of the list, which would make decoding quadratic in the messages. The set holds views of the
+// caller's strings (the tx's messages and fee payer), which outlive it.
+class UniqueSigners {
+ public:
+  explicit UniqueSigners(std::size_t candidates) {
+    if (candidates > kScanned) seen_.reserve(candidates);
+  }
+  // REQUIRES: `address` outlives this object.
+  void Add(std::string_view address) {
+    if (order_.size() < kScanned) {
+      if (std::find(order_.begin(), order_.end(), address) == order_.end()) {
+        order_.push_back(address);
+      }
+      return;
+    }
+    if (seen_.empty()) seen_.insert(order_.begin(), order_.end());
+    if (seen_.insert(address).second) order_.push_back(address);
+  }
+  std::vector<std::string> List() const { return {order_.begin(), order_.end()}; }
+
+ private:
+  static constexpr std::size_t kScanned = 8;
+  std::vector<std::string_view> order_;
+  // absl's per-process seeded hash: outsiders choose the addresses.
+  absl::flat_hash_set<std::string_view, absl::Hash<std::string_view>, std::equal_to<>> seen_;
+};
+
 // ---------------------------------------------------------------------------------------------
 // The decoder
 
@@ -478,16 +511,10 @@ bool Decoder::DecodeTxRaw(std::string_view raw, ante::Tx& tx) {
   if (!DecodeAuthInfo(auth_info, Path{&root, "auth_info"}, tx)) return false;
 
   // GetSigners: unique message signers in order, then the fee payer if not among them.
-  for (const ante::Msg& msg : tx.msgs) {
-    const std::string& signer = ante::SignerOf(msg);
-    if (std::find(tx.signers.begin(), tx.signers.end(), signer) == tx.signers.end()) {
-      tx.signers.push_back(signer);
-    }
-  }
-  if (!tx.fee_payer.empty() &&
-      std::find(tx.signers.begin(), tx.signers.end(), tx.fee_payer) == tx.signers.end()) {
-    tx.signers.push_back(tx.fee_payer);
-  }
+  UniqueSigners signers(tx.msgs.size() + 1);
+  for (const ante::Msg& msg : tx.msgs) signers.Add(ante::SignerOf(msg));
+  if (!tx.fee_payer.empty()) signers.Add(tx.fee_payer);
+  tx.signers = signers.List();
   tx.raw_size = raw.size();
   tx.hash = crypto::Sha256(raw);
   return true;

@@ -77,14 +77,14 @@ TxPool::TxPool(const TxRunner& runner, const AuthKeeper& auth, const BankKeeper&
 
 // --- state helpers ------------------------------------------------------------------------
 
-TxPool::Effects TxPool::EffectsOf(const mempool::EntryPtr& entry) {
+ante::Tx TxPool::Decoded(const mempool::EntryPtr& entry) {
   auto decoded = DecodeTx(entry->tx.bytes());
   if (auto* err = std::get_if<TxError>(&decoded)) {
     // It decoded when it came in, and its bytes do not change: a broken process, not input.
     Log()->critical("a pooled tx no longer decodes ({}): stopping", err->log);
     std::abort();
   }
-  return EffectsOf(std::get<ante::Tx>(decoded));
+  return std::move(std::get<ante::Tx>(decoded));
 }
 
 TxPool::Effects TxPool::EffectsOf(const ante::Tx& tx) {
@@ -102,8 +102,9 @@ TxPool::Effects TxPool::EffectsOf(const ante::Tx& tx) {
 
 namespace {
 
-// The committed state as the check state's parent: reads go through the check state's read
-// cache, so the account a CheckTx is about is fetched from the store once, not twice.
+// The committed state as the check state's parent (before block 1: with the genesis writes):
+// reads go through the check state's read cache, so the account a CheckTx is about is fetched
+// from the store once, not twice.
 class ParentView final : public store::KvReader {
  public:
   explicit ParentView(const store::Branch& branch) : branch_(branch) {}
@@ -121,7 +122,6 @@ class ParentView final : public store::KvReader {
 }  // namespace
 
 std::uint64_t TxPool::CommittedSequence(const std::string& address) const {
-  // Before block 1 the check state's parent lacks the genesis writes; the sequences are 0 then.
   auto seq = auth_.ReadSequence(ParentView(*check_state_), address);
   if (!seq.ok()) StopOnBrokenStore("reading an account for the mempool", seq.status());
   return *seq;
@@ -181,16 +181,132 @@ TxOutcome TxPool::RunDetached(const ante::Tx& tx, const ante::BlockInfo& block,
   for (std::size_t i = 0; i < tx.signers.size() && i < tx.signer_infos.size(); ++i) {
     wanted.emplace_back(tx.signers[i], tx.signer_infos[i].sequence);
   }
-  const Sequences previous = SetSequences(auth_, child, wanted);
+  Sequences previous = SetSequences(auth_, child, wanted);
   TxOutcome out = RunDirect(ante::ExecMode::kCheck, tx, child, block);
   CheckStore(out.status, "CheckTx");
-  if (out.status.ok()) SetSequences(auth_, child, previous);
+  if (!out.status.ok()) return out;
+  if (refund != nullptr) {
+    // A replacement of a tx in the check state, which the child then becomes part of: each
+    // signer's sequence there loses the replaced tx's increment and gains this one's. A signer of
+    // both keeps its sequence; a co-signer new in this tx goes one up, one only the replaced tx
+    // had goes one down.
+    const auto signed_by = [](const std::vector<std::string>& signers, const std::string& a) {
+      return std::find(signers.begin(), signers.end(), a) != signers.end();
+    };
+    for (auto& [address, sequence] : previous) {
+      if (!signed_by(refund->signers, address)) ++sequence;
+    }
+    for (const std::string& address : refund->signers) {
+      if (signed_by(tx.signers, address)) continue;
+      auto acc = auth_.ReadAccount(child, address);
+      if (!acc.ok()) StopOnBrokenStore("setting a sequence", acc.status());
+      if (*acc && (*acc)->sequence > 0) previous.emplace_back(address, (*acc)->sequence - 1);
+    }
+  }
+  SetSequences(auth_, child, previous);
   return out;
 }
 
-void TxPool::Unapply(const mempool::EntryPtr& entry) {
+// --- reservations ---------------------------------------------------------------------------
+
+std::optional<TxPool::Debits> TxPool::DebitsOf(const ante::Tx& tx) {
+  Debits d;
+  const auto add = [&](const std::string& account, const ante::Coins& coins) {
+    auto it = std::find_if(d.begin(), d.end(), [&](const auto& e) { return e.first == account; });
+    if (it == d.end()) {
+      d.emplace_back(account, coins);
+    } else {
+      it->second = it->second.Add(coins);  // throws on overflow
+    }
+  };
+  try {
+    if (!tx.fee.empty()) add(tx.FeePayer(), tx.fee);
+    for (const ante::Msg& msg : tx.msgs) {
+      if (const auto* send = std::get_if<ante::MsgSend>(&msg)) add(send->from, send->amount);
+    }
+  } catch (const std::overflow_error&) {
+    return std::nullopt;
+  }
+  return d;
+}
+
+namespace {
+
+const ante::Coins* CoinsOf(const std::vector<std::pair<std::string, ante::Coins>>& debits,
+                           std::string_view account) {
+  for (const auto& [a, coins] : debits) {
+    if (a == account) return &coins;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<CheckOutcome> TxPool::CheckReservations(const Debits& debits,
+                                                      const Debits* replaced) const {
+  const ParentView committed(*check_state_);
+  for (const auto& [account, coins] : debits) {
+    const auto held = reserved_.find(account);
+    const ante::Coins* returned = replaced != nullptr ? CoinsOf(*replaced, account) : nullptr;
+    for (const ante::Coin& c : coins.coins()) {
+      ante::Uint256 reserved = held != reserved_.end() ? held->second.AmountOf(c.denom) : 0;
+      if (returned != nullptr) reserved -= std::min(reserved, returned->AmountOf(c.denom));
+      auto have = bank_.GetBalance(committed, account, c.denom);
+      if (!have.ok()) StopOnBrokenStore("reading a balance for the mempool", have.status());
+      if (*have >= reserved && *have - reserved >= c.amount) continue;
+      return Refusal(
+          ante::kInsufficientFunds,
+          "insufficient funds: " + crypto::EncodeAccountAddress(account) + " has " +
+              ante::ToString(*have) + c.denom + " committed, its txs in the mempool reserve " +
+              ante::ToString(reserved) + c.denom +
+              " for fees and sends (ready and parked alike), and this tx needs " +
+              ante::ToString(c.amount) + c.denom + " more");
+    }
+  }
+  return std::nullopt;
+}
+
+void TxPool::Reserve(const Debits& debits) {
+  for (const auto& [account, coins] : debits) {
+    ante::Coins& held = reserved_[account];
+    held = held.Add(coins);  // cannot overflow: admitted only below a balance
+  }
+}
+
+void TxPool::Release(const Debits& debits) {
+  for (const auto& [account, coins] : debits) {
+    auto it = reserved_.find(account);
+    std::optional<ante::Coins> left;
+    if (it != reserved_.end()) left = it->second.SafeSub(coins);
+    if (!left) {  // a bookkeeping bug, not input: say so, and drop the account's reservation
+      Log()->error("mempool: releasing {} of {} that was not reserved",
+                   coins.ToString(), crypto::EncodeAccountAddress(account));
+      if (it != reserved_.end()) reserved_.erase(it);
+      continue;
+    }
+    if (left->empty()) {
+      reserved_.erase(it);
+    } else {
+      it->second = std::move(*left);
+    }
+  }
+}
+
+void TxPool::Release(const ante::Tx& tx) {
+  if (auto debits = DebitsOf(tx)) Release(*debits);
+}
+
+ante::Coins TxPool::Reserved(std::string_view account) const {
+  // (Debian's absl has its own string_view: no heterogeneous lookup with std::string_view.)
+  auto it = reserved_.find(std::string(account));
+  return it != reserved_.end() ? it->second : ante::Coins();
+}
+
+// --- check state ----------------------------------------------------------------------------
+
+void TxPool::Unapply(const mempool::EntryPtr& entry, const ante::Tx* tx) {
   if (applied_.erase(entry->tx.hash) == 0) return;
-  const Effects e = EffectsOf(entry);
+  const Effects e = tx != nullptr ? EffectsOf(*tx) : EffectsOf(Decoded(entry));
   for (const std::string& signer : e.signers) {
     auto acc = auth_.ReadAccount(*check_state_, signer);
     if (!acc.ok()) StopOnBrokenStore("taking a tx out of the check state", acc.status());
@@ -232,8 +348,12 @@ std::optional<std::pair<std::uint32_t, std::string>> RemovalAnswer(mempool::Remo
     case mempool::RemoveReason::kExpiredTime:
       return std::pair{kCodeMempoolFull,
                        std::string("expired from the mempool (") + mempool::Name(reason) +
-                           "; see mempool.ttl_blocks, mempool.ttl_duration, and "
-                           "mempool.parked_ttl_blocks for a tx parked behind a sequence gap)"};
+                           "; see mempool.ttl_blocks and mempool.ttl_duration)"};
+    case mempool::RemoveReason::kExpiredParked:
+      return std::pair{kCodeMempoolFull,
+                       std::string("expired from the mempool (expired_parked): parked behind a "
+                                   "sequence gap that no tx filled for more than "
+                                   "mempool.parked_ttl_blocks blocks")};
     default:
       return std::nullopt;
   }
@@ -243,6 +363,7 @@ std::optional<std::pair<std::uint32_t, std::string>> RemovalAnswer(mempool::Remo
 
 void TxPool::Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason) {
   const std::string hash = HashString(entry);
+  const ante::Tx tx = Decoded(entry);
   if (!entry->tx.unordered) {
     // The pool parked the sender's later txs: their effects leave the check state too.
     for (std::uint64_t n = entry->tx.nonce + 1;; ++n) {
@@ -251,7 +372,8 @@ void TxPool::Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason
       Unapply(next);
     }
   }
-  Unapply(entry);
+  Unapply(entry, &tx);
+  Release(tx);
   if (auto answer = RemovalAnswer(reason)) {
     RecordFailure(hash, answer->first, std::move(answer->second));
   }
@@ -278,8 +400,9 @@ bool TxPool::ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
     journal.RollBack();  // before Forget below writes to the check state
     failure = FromOutcome(std::move(out));
   }
-  pool_.Remove(entry->tx.hash, mempool::RemoveReason::kRecheckFailed);
-  Forget(entry, mempool::RemoveReason::kRecheckFailed);
+  if (pool_.Remove(entry->tx.hash, mempool::RemoveReason::kRecheckFailed)) {
+    Forget(entry, mempool::RemoveReason::kRecheckFailed);
+  }
   Log()->debug("mempool: dropped tx {} on recheck: code {}: {}", HexEncode(hash, true),
                failure.code, failure.log);
   RecordFailure(hash, failure.code, std::move(failure.log));
@@ -290,17 +413,25 @@ bool TxPool::ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
 
 void TxPool::Reset(const store::KvReader& committed, const store::KvLimits& limits,
                    const store::ChangeSet* pending) {
-  NewCheckState(committed, limits);
-  if (pending != nullptr) check_state_->Apply(*pending);
+  NewCheckState(committed, limits, pending);
   QueueRecheck();
 }
 
-void TxPool::NewCheckState(const store::KvReader& committed, const store::KvLimits& limits) {
+void TxPool::NewCheckState(const store::KvReader& committed, const store::KvLimits& limits,
+                           const store::ChangeSet* pending) {
   limits_ = limits;
   // The new check state starts with the old one's table size: it will hold about as many keys
   // (growing the table again at every block would rehash it several times per block).
   const std::size_t keys = check_state_ ? check_state_->size() : 0;
-  check_state_ = std::make_unique<store::Branch>(committed, limits);
+  check_state_.reset();
+  genesis_state_.reset();
+  const store::KvReader* parent = &committed;
+  if (pending != nullptr) {  // before block 1: the genesis writes are "committed" for the pool
+    genesis_state_ = std::make_unique<store::Branch>(committed, limits);
+    genesis_state_->Apply(*pending);
+    parent = genesis_state_.get();
+  }
+  check_state_ = std::make_unique<store::Branch>(*parent, limits);
   check_state_->Reserve(keys);
   applied_.clear();  // keeps its slots
 }
@@ -352,11 +483,12 @@ std::size_t TxPool::DropStaleParked() {
     for (const mempool::EntryPtr& e : recheck_by_sender_.at(sender)) {
       if (height_ - e->arrival_height <= options_.parked_ttl_blocks) continue;
       if (!pool_.IsParked(e->tx.hash)) continue;
-      if (!pool_.Remove(e->tx.hash, mempool::RemoveReason::kExpiredBlocks)) continue;
-      Log()->debug("mempool: dropped tx {} (sequence {}): parked behind a sequence gap for more "
-                   "than {} blocks",
-                   HexEncode(HashString(e), true), e->tx.nonce, options_.parked_ttl_blocks);
-      Forget(e, mempool::RemoveReason::kExpiredBlocks);
+      if (!pool_.Remove(e->tx.hash, mempool::RemoveReason::kExpiredParked)) continue;
+      Log()->info("mempool: dropped tx {} of {} at sequence {}: parked behind a sequence gap for "
+                  "more than {} blocks (mempool.parked_ttl_blocks); its predecessors never came",
+                  HexEncode(HashString(e), true), crypto::EncodeAccountAddress(sender),
+                  e->tx.nonce, options_.parked_ttl_blocks);
+      Forget(e, mempool::RemoveReason::kExpiredParked);
       ++dropped;
     }
   }
@@ -388,7 +520,10 @@ void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits
   }
   std::size_t dropped = 0;
   for (const auto& [entry, reason] : pool_.Update(height, WallNanos(), hashes, bases)) {
-    if (reason == mempool::RemoveReason::kIncluded) continue;
+    if (reason == mempool::RemoveReason::kIncluded) {
+      Release(Decoded(entry));  // the check state starts over anyway
+      continue;
+    }
     ++dropped;
     Forget(entry, reason);  // nothing to take out of the new check state; this records why
   }
@@ -406,7 +541,22 @@ void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits
 
 // --- CheckTx ------------------------------------------------------------------------------
 
-CheckOutcome TxPool::Reject(mempool::InsertResult r) const {
+std::string TxPool::FeeNeeded(const mempool::Priority& needed, const ante::Tx& tx) const {
+  const std::string amount = mempool::DecimalString(needed.MinFeeFor(tx.gas_limit));
+  std::string denoms;
+  for (const ante::Coin& c : tx.fee.coins()) denoms += (denoms.empty() ? "" : ", ") + c.denom;
+  if (tx.fee.coins().size() > 1) {  // its priority is its least coin's: each must reach it
+    return amount + " of each of " + denoms;
+  }
+  if (denoms.empty()) {
+    std::string denom;
+    CheckStore(check_state_->Get(BankKeeper::kDenomKey, &denom), "reading the denom");
+    denoms = denom;
+  }
+  return amount + denoms;
+}
+
+CheckOutcome TxPool::Reject(mempool::InsertResult r, const ante::Tx& tx) const {
   CheckOutcome c;
   switch (r.reject) {
     case mempool::RejectReason::kDuplicate: c.code = kCodeTxInMempool; break;
@@ -415,8 +565,15 @@ CheckOutcome TxPool::Reject(mempool::InsertResult r) const {
     case mempool::RejectReason::kReplacementUnderpriced: c.code = ante::kInsufficientFee; break;
     case mempool::RejectReason::kTooLarge: c.code = kCodeTxTooLarge; break;
     case mempool::RejectReason::kNonceTooLow: c.code = ante::kWrongSequence; break;
+    case mempool::RejectReason::kParkedCap: c.code = kCodeMempoolFull; break;
   }
   c.log = std::move(r.message);
+  if ((r.reject == mempool::RejectReason::kFull ||
+       r.reject == mempool::RejectReason::kReplacementUnderpriced) &&
+      !r.needed_priority.is_max()) {
+    c.log += "; with its gas limit of " + std::to_string(tx.gas_limit) +
+             " that is a fee of at least " + FeeNeeded(r.needed_priority, tx);
+  }
   return c;
 }
 
@@ -465,6 +622,8 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
       }
     }
   }
+  std::optional<ante::Tx> old_tx;  // the tx it replaces
+  if (old) old_tx = Decoded(old);
   // The next tx of its sender (the common case) runs straight on the check state under a
   // journal, kept if the pool takes the tx; the others run on a child branch.
   std::optional<store::BranchJournal> journal;
@@ -477,10 +636,28 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   } else {
     child.emplace(*check_state_, limits_);
     std::optional<Effects> refund;
-    if (old && applied_.contains(old->tx.hash)) refund = EffectsOf(old);
+    if (old && applied_.contains(old->tx.hash)) refund = EffectsOf(*old_tx);
     out = RunDetached(tx, block, refund ? &*refund : nullptr, *child);
   }
   if (!out.status.ok()) return FromOutcome(std::move(out));  // the journal rolls back
+
+  // What it takes from accounts, against what their committed balances still cover once the
+  // pool's other txs (ready and parked) have taken theirs.
+  const auto refuse = [&](CheckOutcome c) {
+    c.gas_wanted = out.gas_wanted;
+    c.gas_used = out.gas_used;
+    return c;
+  };
+  const std::optional<Debits> debits = DebitsOf(tx);
+  if (!debits) {
+    return refuse(Refusal(ante::kInsufficientFunds,
+                          "insufficient funds: the tx's fee and sends add up past any balance"));
+  }
+  std::optional<Debits> old_debits;
+  if (old) old_debits = DebitsOf(*old_tx);
+  if (auto refusal = CheckReservations(*debits, old_debits ? &*old_debits : nullptr)) {
+    return refuse(std::move(*refusal));
+  }
 
   mempool::TxInfo info;
   info.bytes = raw;
@@ -488,20 +665,20 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   info.sender = sender;
   info.unordered = tx.unordered;
   info.nonce = nonce;
-  info.priority = std::max<std::int64_t>(0, out.priority);
+  info.priority = mempool::Priority::FromQ64(out.priority);
   info.gas_wanted = out.gas_wanted;
   mempool::InsertResult r = pool_.Insert(std::move(info), base, height_, now);
-  for (const mempool::EntryPtr& e : r.stale) applied_.erase(e->tx.hash);
-  if (!r.ok) {
-    CheckOutcome c = Reject(std::move(r));
-    c.gas_wanted = out.gas_wanted;
-    c.gas_used = out.gas_used;
-    return c;
+  for (const mempool::EntryPtr& e : r.stale) {
+    applied_.erase(e->tx.hash);
+    Release(Decoded(e));
   }
+  if (!r.ok) return refuse(Reject(std::move(r), tx));
+  Reserve(*debits);
   // The new tx's effects go in first; evicted txs' come out after (the adjustments commute).
   if (r.replaced) {
     // Not Forget: its fee was returned on the child, and the sender's later txs stay.
     applied_.erase(r.replaced->tx.hash);
+    Release(r.replaced == old ? *old_debits : *DebitsOf(Decoded(r.replaced)));
     auto answer = RemovalAnswer(mempool::RemoveReason::kReplaced);
     RecordFailure(HashString(r.replaced), answer->first, std::move(answer->second));
   }
@@ -525,12 +702,23 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   for (const mempool::EntryPtr& e : r.promoted) {
     if (!ApplyEntry(e, ante::ExecMode::kReCheck, block)) break;  // the rest stay parked
   }
+  CheckOutcome c = FromOutcome(std::move(out));
   if (r.parked) {
-    Log()->debug("mempool: parked tx {} of {} at sequence {} (the account is at {})",
-                 HexEncode(tx.hash, true), crypto::EncodeAccountAddress(sender), nonce,
-                 CheckSequence(sender));
+    // Code 0, but nothing is proposed until the gap fills: say so, and what it waits for.
+    const std::string waiting = std::to_string(r.waiting_for);
+    c.info = "parked; waiting for sequence " + waiting;
+    c.log = "parked: waiting for sequence " + waiting + " of " +
+            crypto::EncodeAccountAddress(sender) + " (this tx has sequence " +
+            std::to_string(nonce) + "); it is not proposed before the txs from sequence " +
+            waiting + " on reach the mempool" +
+            (options_.parked_ttl_blocks > 0
+                 ? ", and it is dropped after " + std::to_string(options_.parked_ttl_blocks) +
+                       " blocks without them (mempool.parked_ttl_blocks)"
+                 : std::string());
+    Log()->debug("mempool: parked tx {} of {} at sequence {}, waiting for {}",
+                 HexEncode(tx.hash, true), crypto::EncodeAccountAddress(sender), nonce, waiting);
   }
-  return FromOutcome(std::move(out));
+  return c;
 }
 
 CheckOutcome TxPool::Recheck(const std::string& raw, const ante::BlockInfo& block) {
@@ -564,7 +752,7 @@ std::vector<std::string> TxPool::FillProposal(store::Branch& scratch,
   std::int64_t bytes = 0;
   std::int64_t gas = 0;
   int misfits_in_a_row = 0;
-  std::size_t failed = 0;
+  std::size_t failed = 0, failed_messages = 0;
   pool_.Reap([&](const mempool::EntryPtr& e) {
     const std::int64_t size = ProtoSizeOfTx(e->tx.bytes());
     const auto tx_gas = static_cast<std::int64_t>(
@@ -577,14 +765,26 @@ std::vector<std::string> TxPool::FillProposal(store::Branch& scratch,
     }
     auto decoded = DecodeTx(e->tx.bytes());
     if (!std::holds_alternative<ante::Tx>(decoded)) return mempool::Verdict::kSkip;
+    // Whole (ante and messages), so that `scratch` is what FinalizeBlock will compute: a tx
+    // whose fee an earlier tx of the block spent fails its ante here.
     TxOutcome o = runner_.Run(ante::ExecMode::kPrepareProposal, std::get<ante::Tx>(decoded),
                               scratch, block);
     CheckStore(o.status, "PrepareProposal");
-    if (!o.status.ok()) {
+    if (!o.ante_passed) {
       ++failed;
       Log()->debug("PrepareProposal {}: skipped tx {}: code {}: {}", block.height,
                    HexEncode(HashString(e), true), o.status.code(), o.status.log());
       return mempool::Verdict::kSkip;
+    }
+    if (!o.status.ok()) {
+      // Its messages fail: FinalizeBlock will still charge its fee and sequence (as the SDK
+      // does) and report the failure to its sender. Left out, it would wait in the pool, and
+      // hold its sender's later txs, until a TTL.
+      ++failed_messages;
+      Log()->debug("PrepareProposal {}: tx {} will fail in the block (it pays its fee): code {}: "
+                   "{}",
+                   block.height, HexEncode(HashString(e), true), o.status.code(),
+                   o.status.log());
     }
     misfits_in_a_row = 0;
     bytes += size;
@@ -592,9 +792,10 @@ std::vector<std::string> TxPool::FillProposal(store::Branch& scratch,
     out.push_back(std::string(e->tx.bytes()));
     return mempool::Verdict::kTake;
   });
-  if (failed > 0) {
-    Log()->info("PrepareProposal {}: left out {} mempool tx(s) the ante rejects now", block.height,
-                failed);
+  if (failed > 0 || failed_messages > 0) {
+    Log()->info("PrepareProposal {}: left out {} mempool tx(s) the ante rejects now; {} included "
+                "tx(s) will fail their messages",
+                block.height, failed, failed_messages);
   }
   return out;
 }

@@ -9,9 +9,16 @@
 //     state and its effects stay there;
 //   - its sequence is higher (a gap): the ante runs on a throwaway branch with the account's
 //     sequence set to the tx's (signature, fee and balance are checked); the tx is parked, with
-//     no effect on the check state, until the gap fills; then it runs for real (promotion);
+//     no effect on the check state, until the gap fills; then it runs for real (promotion). Its
+//     answer is code 0 with a log and info saying "parked" and the sequence it waits for;
 //   - the sequence of a tx already in the pool: a replacement. The old tx's fee is returned, the
 //     ante runs with the sequence set back, and the pool takes it only with the priority bump.
+// Then, whatever the kind: what the tx takes from accounts (its fee from the payer, its MsgSend
+// amounts from their senders) is reserved. A tx is admitted only if each such account's
+// COMMITTED balance covers everything its pooled txs (ready and parked) reserve plus this tx's
+// share (code 5 otherwise). Nothing is ever credited: a recipient cannot spend what a pooled tx
+// would send it until that tx is committed. So every pooled tx can pay its fee in any order of
+// execution, and a tx that spends the balance cannot make the sender's later txs free.
 // A tx leaving the pool other than by inclusion (eviction, expiry, a failed recheck) takes its
 // effects, and those of its sender's later txs, back out of the check state (they are parked).
 //
@@ -23,7 +30,10 @@
 // removed, and the reason is kept for CometBFT's Recheck answer.
 //
 // PrepareProposal (FillProposal) reaps the pool by priority, each sender in nonce order, and
-// re-runs each candidate on the proposal's scratch branch, skipping what fails or does not fit.
+// runs each candidate whole (ante and messages, as FinalizeBlock will) on the proposal's scratch
+// branch, skipping what fails its ante or does not fit. A candidate whose ante passes and whose
+// messages fail is included: FinalizeBlock will charge its fee and sequence, as the SDK does,
+// and its message writes are dropped on the scratch branch too.
 //
 // Thread-compatible: every method runs on the ABCI application executor (abci/application.h).
 // The PriorityMempool it owns is itself thread-safe (inserts may run while a reap runs).
@@ -35,10 +45,14 @@
 #include <deque>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "abci/application.h"
 #include "ante/context.h"
 #include "ante/errors.h"
@@ -69,9 +83,9 @@ struct TxPoolOptions {
   std::int64_t recheck_budget_nanos = 200'000'000;
   std::vector<ante::GasPrice> min_gas_prices;
   // A parked tx (a sequence gap before it) that has been in the pool for more than this many
-  // blocks is dropped (0: never): a gap that is never filled (its tx refused by a full CometBFT
-  // mempool, or lost with a crashed node) must not hold the sender's later txs, and the pool's
-  // and CometBFT's space, forever.
+  // blocks is dropped (0: never), counted as expired_parked and logged at info: a gap that is
+  // never filled (its tx refused by a full CometBFT mempool, or lost with a crashed node) must
+  // not hold the sender's later txs, and the pool's and CometBFT's space, forever.
   std::int64_t parked_ttl_blocks = 20;
   // Reap (CometBFT v0.40 ReapTxs) hands a ready tx out once, and the whole pool again every
   // this long (0: at every call).
@@ -81,7 +95,8 @@ struct TxPoolOptions {
 // One CheckTx / InsertTx answer.
 struct CheckOutcome {
   std::uint32_t code = 0;
-  std::string log;
+  std::string log;   // also for code 0: "parked: ..." when the tx waits behind a sequence gap
+  std::string info;  // "parked; waiting for sequence N" for such a tx
   std::uint64_t gas_wanted = 0;
   std::uint64_t gas_used = 0;
   std::vector<tendermint::abci::Event> events;
@@ -112,9 +127,10 @@ class TxPool {
                    const std::vector<std::string>& senders, const ante::BlockInfo& next_block);
 
   // PrepareProposal: txs from the pool in reap order that pass the ante cumulatively on
-  // `scratch` (which receives their ante writes), within `max_tx_bytes` (protobuf size, as
-  // CometBFT counts a block's data) and `max_gas` (< 0: none). Deterministic for a given pool
-  // and state.
+  // `scratch`, each run whole (ante and messages, exactly as FinalizeBlock: `scratch` receives
+  // what the block will write; a tx whose messages fail is included and pays its fee), within
+  // `max_tx_bytes` (protobuf size, as CometBFT counts a block's data) and `max_gas` (< 0:
+  // none). Deterministic for a given pool and state.
   std::vector<std::string> FillProposal(store::Branch& scratch, const ante::BlockInfo& block,
                                         std::int64_t max_tx_bytes, std::int64_t max_gas);
 
@@ -130,6 +146,11 @@ class TxPool {
                                 std::int64_t now_nanos);
 
   bool Contains(const std::string& hash) const;
+  // One sender's pooled txs with their state (ready or parked). Thread-safe: it reads the
+  // PriorityMempool only (the query path may run off the application executor).
+  mempool::SenderView SenderTxs(std::string_view sender) const { return pool_.SenderTxs(sender); }
+  // What the pooled txs reserve of `account` (fees and MsgSend amounts); for tests.
+  ante::Coins Reserved(std::string_view account) const;
   // The pool's counters, with the duplicates this class answers before reaching the pool.
   // Thread-safe (unlike the rest of the class): the metrics endpoint reads it while scraping.
   mempool::Stats stats() const {
@@ -155,10 +176,23 @@ class TxPool {
     std::uint32_t code = 0;
     std::string log;
   };
+  // What a tx takes from accounts: its fee from the payer, its MsgSend amounts from their
+  // senders; one entry per account, in the order met.
+  using Debits = std::vector<std::pair<std::string, ante::Coins>>;
 
   static Effects EffectsOf(const ante::Tx& tx);
-  // The effects of a pool entry, from its bytes (which decoded when the tx came in).
-  static Effects EffectsOf(const mempool::EntryPtr& entry);
+  // A pool entry decoded again from its bytes (which decoded when the tx came in).
+  static ante::Tx Decoded(const mempool::EntryPtr& entry);
+  // nullopt when the amounts add up past 2^256 (no balance could cover them).
+  static std::optional<Debits> DebitsOf(const ante::Tx& tx);
+  // Code 5 unless every account `debits` names has a committed balance covering what the pool
+  // reserves of it (less `replaced`, the debits of the tx this one replaces) plus `debits`.
+  std::optional<CheckOutcome> CheckReservations(const Debits& debits,
+                                                const Debits* replaced) const;
+  void Reserve(const Debits& debits);
+  void Release(const Debits& debits);
+  // The pool removed `entry`: its reservations go.
+  void Release(const ante::Tx& tx);
   std::uint64_t CommittedSequence(const std::string& address) const;
   std::uint64_t CheckSequence(const std::string& address) const;
   // Runs a CheckTx-mode ante that writes straight into `state` (TxRunner::AnteWrites::kDirect):
@@ -167,23 +201,27 @@ class TxPool {
   TxOutcome RunDirect(ante::ExecMode mode, const ante::Tx& tx, store::Branch& state,
                       const ante::BlockInfo& block) const;
   // Runs the ante in check mode on `child`, a child of the check state, with each signer's
-  // account sequence set to the tx's (for parked txs and replacements); `refund` first returns
-  // a replaced tx's fee. The child keeps the writes; the signers' sequences are put back to the
-  // check state's.
+  // account sequence set to the tx's (for parked txs and replacements); `refund` (the effects of
+  // a replaced tx that is in the check state) first returns its fee. The child keeps the writes;
+  // the signers' sequences are put back to the check state's, or, with `refund`, to what they
+  // are with the replaced tx out and this one in (a co-signer only one of them has moves).
   TxOutcome RunDetached(const ante::Tx& tx, const ante::BlockInfo& block, const Effects* refund,
                         store::Branch& child) const;
   // Applies a pool entry (ready, not yet applied) to the check state; on failure removes it
   // from the pool. True when applied.
   bool ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
                   const ante::BlockInfo& block);
-  // Takes a ready tx's effects back out of the check state (no-op if it had none).
-  void Unapply(const mempool::EntryPtr& entry);
+  // Takes a ready tx's effects back out of the check state (no-op if it had none). `tx`: the
+  // entry decoded (or null: decoded here when needed).
+  void Unapply(const mempool::EntryPtr& entry, const ante::Tx* tx = nullptr);
   // The pool removed `entry` (not included): take it and its sender's later ordered txs back
-  // out of the check state, and remember why for Recheck.
+  // out of the check state, release its reservations, and remember why for Recheck.
   void Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason);
   void RecordFailure(const std::string& hash, std::uint32_t code, std::string log);
-  // A check state over `committed` with no pool tx applied yet.
-  void NewCheckState(const store::KvReader& committed, const store::KvLimits& limits);
+  // A check state over `committed` (plus `pending`, the genesis writes before block 1) with no
+  // pool tx applied yet.
+  void NewCheckState(const store::KvReader& committed, const store::KvLimits& limits,
+                     const store::ChangeSet* pending = nullptr);
   // Queues every pool tx for recheck, by sender in RecheckOrder.
   void QueueRecheck();
   // Rechecks the queued txs of one sender / of everyone until the deadline.
@@ -193,7 +231,11 @@ class TxPool {
   // Drops the parked txs older than options_.parked_ttl_blocks; returns how many. REQUIRES: the
   // recheck queue of this commit is built (QueueRecheck) and not drained yet.
   std::size_t DropStaleParked();
-  CheckOutcome Reject(mempool::InsertResult r) const;
+  // The answer to a tx the pool refused; for an underpriced tx it names the fee that would do.
+  CheckOutcome Reject(mempool::InsertResult r, const ante::Tx& tx) const;
+  // The least fee that gives `tx` the priority `needed` for its gas limit, with its denom(s):
+  // "5500stake", or "5500 of each of atom, stake" (its priority is its least coin's).
+  std::string FeeNeeded(const mempool::Priority& needed, const ante::Tx& tx) const;
 
   const TxRunner& runner_;
   const AuthKeeper& auth_;
@@ -201,7 +243,13 @@ class TxPool {
   TxPoolOptions options_;
   mempool::PriorityMempool pool_;
   store::KvLimits limits_;
+  // Before block 1 only: the committed (empty) state plus the genesis writes, the check state's
+  // parent.
+  std::unique_ptr<store::Branch> genesis_state_;
   std::unique_ptr<store::Branch> check_state_;
+  // What the pooled txs (ready and parked) will take from each account: fees and MsgSend
+  // amounts (Debits). Keyed by addresses outsiders choose: absl's hash, seeded per process.
+  absl::flat_hash_map<std::string, ante::Coins> reserved_;
   std::int64_t height_ = 0;  // the last committed height
   // Ready txs whose effects are in the check state, by hash (their effects are derived from
   // the tx when needed: EffectsOf).

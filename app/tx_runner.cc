@@ -80,9 +80,10 @@ TxOutcome TxRunner::Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& 
   }
   // The ante's writes stand from here on, whatever the messages do.
   if (ante_journal) ante_journal->Commit();
+  out.ante_passed = true;
   out.events = std::move(ctx.events);
   ctx.events.clear();
-  if (mode != ante::ExecMode::kFinalize && mode != ante::ExecMode::kSimulate) return out;
+  if (!RunsMessages(mode)) return out;
 
   store::BranchJournal msg_journal(state);
   ante::GasKv msg_kv(state, ctx.gas, ctx.kv_gas);

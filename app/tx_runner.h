@@ -2,10 +2,13 @@
 // mode, over a state branch:
 //   1. the messages' stateless checks (ValidateBasic);
 //   2. the ante pipeline on a branch of its own; on failure nothing it wrote is kept;
-//   3. CheckTx, ReCheck, PrepareProposal and ProcessProposal stop there (ante writes kept:
-//      sequences, fees and unordered nonces, so a second copy is refused);
-//   4. FinalizeBlock and Simulate then write the ante branch and run the messages on another
-//      branch, kept only if every message succeeds. A failed message keeps its fee and nonce.
+//   3. CheckTx, ReCheck and ProcessProposal stop there (ante writes kept: sequences, fees and
+//      unordered nonces, so a second copy is refused);
+//   4. FinalizeBlock, Simulate and PrepareProposal then write the ante branch and run the
+//      messages on another branch, kept only if every message succeeds. A failed message keeps
+//      its fee and nonce. PrepareProposal runs them so that its scratch branch is exactly what
+//      FinalizeBlock will compute: a tx whose fee an earlier tx's send spent fails its ante
+//      there, and is left out of the block.
 // Gas is one meter across ante and messages; gas_used is deterministic.
 // The router: MsgSend to bank, the kairos.locks.v1 messages to the locks msg server.
 //
@@ -24,11 +27,20 @@
 
 namespace kairos::app {
 
+// Whether Run executes the messages in `mode` (after the ante), or stops after the ante.
+inline bool RunsMessages(ante::ExecMode mode) {
+  return mode == ante::ExecMode::kFinalize || mode == ante::ExecMode::kSimulate ||
+         mode == ante::ExecMode::kPrepareProposal;
+}
+
 struct TxOutcome {
   ante::TxStatus status;
+  // The ante passed (its writes stand): when `status` fails too, a message failed, and the tx
+  // still pays its fee and sequence.
+  bool ante_passed = false;
   std::uint64_t gas_wanted = 0;
   std::uint64_t gas_used = 0;
-  std::int64_t priority = 0;
+  ante::FeePerGas priority = 0;  // the fee per gas, Q64.64 (ante::FeePerGasQ64)
   std::vector<tendermint::abci::Event> events;
 };
 

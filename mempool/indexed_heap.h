@@ -7,7 +7,8 @@
 // 16-byte key has no padding and a level's comparisons read keys only). The arrays start
 // `kArity - 1` slots before a cache-line boundary, so the children of every item (positions
 // kArity*p+1 .. kArity*p+kArity) fill whole aligned blocks: with 8 children and 16-byte keys, two
-// adjacent cache lines (which the hardware fetches as a pair), and 32 bytes of handles. Eight
+// adjacent cache lines (which the hardware fetches as a pair), with the mempool frontier's
+// 24-byte keys (a 128-bit priority and the arrival) three, and 32 bytes of handles. Eight
 // children give log8 n levels, two thirds of a 4-ary heap's, for 7 comparisons per level in
 // lines already loaded. Positions and owners are dense arrays indexed by handle, so a sift reads
 // and writes the key, handle and position arrays only, never an owner. A sift up knows every
@@ -20,6 +21,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -132,7 +134,10 @@ class IndexedHeap {
   // Slots before the first item, so that each block of siblings starts on a block boundary.
   static constexpr std::size_t kPad = kArity - 1;
   static constexpr std::size_t kKeyBlock = kArity * sizeof(Key);
-  static constexpr std::size_t kAlign = kKeyBlock < 64 ? 64 : kKeyBlock;
+  // The largest power of two that divides a block (at least a cache line): every block then
+  // starts on a line boundary (blocks of 3 lines, for 24-byte keys, start on any line).
+  static constexpr std::size_t kAlign =
+      std::max<std::size_t>(64, std::size_t{1} << std::countr_zero(kKeyBlock));
 
   bool Less(const Key& a, const Key& b) const {
     ++work_->heap_compares;

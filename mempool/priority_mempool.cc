@@ -23,9 +23,10 @@
 //   singles    intrusive red-black tree of SingleLinks in reap order (in front of their nodes):
 //              every unordered tx and every lone sender's tx, each both a head and a tail, so
 //              one tree serves the reap (from the front) and eviction (from the back);
-//   frontier   8-ary min-heap (indexed_heap.h), in eviction order (the reverse of reap order), of
-//              each record's last ordered tx. Keys and 32-bit handles are in parallel arrays laid
-//              out so that the eight children of an item share two adjacent cache lines;
+//   frontier   8-ary min-heap (indexed_heap.h), in eviction order (parked first, then the reverse
+//              of reap order), of each record's last ordered tx. Keys (24 bytes: priority,
+//              arrival, parked or not) and 32-bit handles are in parallel arrays laid out so that
+//              the eight children of an item fill three adjacent cache lines;
 //              positions and owners are dense arrays indexed by handle, so a sift touches only
 //              those arrays, never a node. What may be evicted is the frontier and `singles`;
 //   expiry     (only when a TTL is configured) 8-ary min-heap of the sender records by the
@@ -60,7 +61,6 @@ namespace bi = boost::intrusive;
 
 namespace {
 
-constexpr std::int64_t kNoPriority = std::numeric_limits<std::int64_t>::max();
 constexpr std::size_t kNotReady = std::numeric_limits<std::size_t>::max();
 constexpr std::uint32_t kNoHandle = std::numeric_limits<std::uint32_t>::max();
 
@@ -196,7 +196,7 @@ class SenderTxs {
   };
 };
 
-// A sender's record: 98 bytes and its address bytes (malloc's 128-byte chunk for a 20-byte
+// A sender's record: 99 bytes and its address bytes (malloc's 128-byte chunk for a 20-byte
 // address).
 static_assert(sizeof(void*) != 8 || sizeof(SenderTxs) == 40);
 struct Sender {
@@ -213,9 +213,12 @@ struct Sender {
   std::uint32_t tail_handle = kNoHandle;  // the handle of its ordered node in `frontier`
   SenderTxs txs;  // ordered by nonce (all >= base), then unordered by arrival
   std::uint16_t key_len = 0;
+  // Whether its frontier item's key says ready (all its ordered txs are): Relink re-keys the item
+  // when that changes, without reading the heap.
+  bool tail_ready = false;
   // The address: its first bytes fill what would be the struct's tail padding, the rest follow
   // the struct in the same allocation (MakeSender).
-  static constexpr std::size_t kKeyHead = 6;
+  static constexpr std::size_t kKeyHead = 5;
   char key_head[kKeyHead];
   const char* KeyBytes() const { return key_head; }
 
@@ -253,7 +256,7 @@ struct Sender {
 };
 
 static_assert(sizeof(void*) != 8 || sizeof(Sender) == 104,
-              "98 bytes of fields, then the first 6 address bytes where padding would be");
+              "99 bytes of fields, then the first 5 address bytes where padding would be");
 
 Sender* MakeSender(std::string_view key) {
   const std::size_t size =
@@ -282,9 +285,9 @@ struct NodeAccess {
   // Where the tx bytes start in an Entry: right after its last field, refs_ (Entry::tail).
   static constexpr std::size_t kTailOffset = sizeof(EntryTx) + 3 * sizeof(std::uint64_t) +
                                              sizeof(std::uint32_t);
-  static_assert(sizeof(void*) != 8 || (sizeof(EntryTx) == 64 && kTailOffset == 92 &&
-                                       sizeof(Entry) == 96),
-                "hash 32, nonce, priority, gas 24, flags, key length and size 8; arrival, "
+  static_assert(sizeof(void*) != 8 || (sizeof(EntryTx) == 72 && kTailOffset == 100 &&
+                                       sizeof(Entry) == 104),
+                "hash 32, nonce 8, priority 16, gas 8, flags, key length and size 8; arrival, "
                 "height, time 24; refs 4; the bytes then start in the 4 bytes of tail padding");
 
   // `sender`: the record (null for a lone sender's tx: the address is then stored inline, and
@@ -406,10 +409,12 @@ void SetInPool(const Node* n, bool v) { NodeAccess::InPool(n).store(v, std::memo
 EntryPtr Share(const Node* n) { return NodeAccess::Share(n); }
 
 // Reap order: priority descending, then arrival ascending (arrival is unique: a total order).
+// 24 bytes: the frontier heap's key.
 struct ReapKey {
-  std::int64_t priority;
+  Priority priority;
   std::uint64_t arrival;
 };
+static_assert(sizeof(ReapKey) == 24);
 ReapKey KeyOf(const Node& n) { return {n.entry().tx.priority, n.entry().arrival}; }
 bool Before(const ReapKey& a, const ReapKey& b) {
   return a.priority != b.priority ? a.priority > b.priority : a.arrival < b.arrival;
@@ -438,9 +443,22 @@ using HeadSet = bi::set<HeadLink, bi::member_hook<HeadLink, TreeHook, &HeadLink:
 using SingleSet = bi::set<SingleLink, bi::member_hook<SingleLink, TreeHook, &SingleLink::hook>,
                           bi::compare<ReapOrder<SingleLink>>, bi::constant_time_size<false>>;
 
-// Eviction order: lowest priority first, newest first among equals (the reverse of reap order).
+// Eviction order: parked txs first (they may never pay), then lowest priority first, newest first
+// among equals (the reverse of reap order). The frontier heap's key: 24 bytes.
+struct EvictKey {
+  Priority priority;
+  std::uint64_t arrival : 63;  // an insertion counter: never near 2^63
+  std::uint64_t ready : 1;
+};
+static_assert(sizeof(EvictKey) == 24);
+EvictKey EvictKeyOf(const Node& n, bool ready) {
+  return {n.entry().tx.priority, n.entry().arrival, ready ? 1u : 0u};
+}
 struct EvictsFirst {
-  bool operator()(const ReapKey& a, const ReapKey& b) const { return Before(b, a); }
+  bool operator()(const EvictKey& a, const EvictKey& b) const {
+    if (a.ready != b.ready) return a.ready == 0;
+    return a.priority != b.priority ? a.priority < b.priority : a.arrival > b.arrival;
+  }
 };
 
 // What the `senders` index holds for a sender: its Sender record, or for a
@@ -465,7 +483,7 @@ SenderRef RefOf(const SenderSlot* p) {
   return {reinterpret_cast<Sender*>(v), nullptr};
 }
 
-using FrontierHeap = IndexedHeap<ReapKey, Node, EvictsFirst>;
+using FrontierHeap = IndexedHeap<EvictKey, Node, EvictsFirst>;
 using ExpiryHeap = IndexedHeap<std::uint64_t, Sender, std::less<std::uint64_t>>;
 
 std::uint64_t Load64(const std::uint8_t* p) {
@@ -537,14 +555,23 @@ std::uint64_t RandomSeed() {
   return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
 }
 
-// max(ceil(old * (100 + bump) / 100), old + 1), or nullopt when it does not fit in int64.
-std::optional<std::int64_t> BumpThreshold(std::int64_t old, std::uint32_t bump_percent) {
-  const __int128 scaled = static_cast<__int128>(old) * (100 + static_cast<__int128>(bump_percent));
-  __int128 needed = scaled / 100;
-  if (scaled % 100 > 0) ++needed;
-  needed = std::max(needed, static_cast<__int128>(old) + 1);
-  if (needed > kNoPriority) return std::nullopt;
-  return static_cast<std::int64_t>(needed);
+// max(ceil(old * (100 + bump) / 100), old + 1) in Q64.64 units, or nullopt when it is above
+// Priority::Max(). old * (100 + bump) / 100 = old + (old / 100) * bump + (old % 100) * bump / 100,
+// so no product needs more than 128 bits (the last one is below 100 * 2^32).
+std::optional<Priority> BumpThreshold(Priority old, std::uint32_t bump_percent) {
+  const Uint128 q = old.q64();
+  const Uint128 rest = (q % 100) * bump_percent;
+  Uint128 needed;
+  if (__builtin_mul_overflow(q / 100, static_cast<Uint128>(bump_percent), &needed) ||
+      __builtin_add_overflow(needed, q, &needed) ||
+      __builtin_add_overflow(needed, rest / 100 + (rest % 100 != 0 ? 1 : 0), &needed)) {
+    return std::nullopt;
+  }
+  if (needed == q) {  // +1 at least
+    if (old.is_max()) return std::nullopt;
+    ++needed;
+  }
+  return Priority::FromQ64(needed);
 }
 
 // now - then > ttl, without overflow.
@@ -568,6 +595,8 @@ const char* Name(RejectReason reason) {
       return "too_large";
     case RejectReason::kNonceTooLow:
       return "nonce_too_low";
+    case RejectReason::kParkedCap:
+      return "parked_cap";
   }
   return "unknown";
 }
@@ -588,6 +617,8 @@ const char* Name(RemoveReason reason) {
       return "recheck_failed";
     case RemoveReason::kStaleNonce:
       return "stale_nonce";
+    case RemoveReason::kExpiredParked:
+      return "expired_parked";
   }
   return "unknown";
 }
@@ -655,8 +686,8 @@ struct PriorityMempool::State {
   std::uint64_t next_arrival = 1;
   std::int64_t last_height = std::numeric_limits<std::int64_t>::min();
   std::int64_t last_time = std::numeric_limits<std::int64_t>::min();
-  std::array<std::uint64_t, 6> rejected{};
-  std::array<std::uint64_t, 7> removed{};
+  std::array<std::uint64_t, kRejectReasons> rejected{};
+  std::array<std::uint64_t, kRemoveReasons> removed{};
 
   // --- senders ---
 
@@ -761,13 +792,16 @@ struct PriorityMempool::State {
       if (head != nullptr) heads.insert(s.head);
     }
     Node* tail = s.ordered().empty() ? nullptr : s.ordered().back();
+    const bool tail_ready = s.ready == s.ordered().size();
     if (s.tail_handle == kNoHandle) {
-      if (tail != nullptr) s.tail_handle = frontier.Push(tail, KeyOf(*tail));
+      if (tail != nullptr) s.tail_handle = frontier.Push(tail, EvictKeyOf(*tail, tail_ready));
     } else if (tail == nullptr) {
       frontier.Erase(std::exchange(s.tail_handle, kNoHandle));
-    } else if (frontier.OwnerOf(s.tail_handle) != tail) {  // the new tail takes over the handle
-      frontier.Replace(s.tail_handle, tail, KeyOf(*tail));
+    } else if (frontier.OwnerOf(s.tail_handle) != tail || s.tail_ready != tail_ready) {
+      // A new tail takes over the handle; a tail parked or promoted is re-keyed.
+      frontier.Replace(s.tail_handle, tail, EvictKeyOf(*tail, tail_ready));
     }
+    s.tail_ready = tail_ready;
   }
 
   // After an insert at position `ready`: the prefix before it is unchanged, so the ready prefix
@@ -898,22 +932,36 @@ struct PriorityMempool::State {
 
   struct EvictionPlan {
     std::vector<Node*> victims;  // in eviction order
-    bool fits = false;           // enough room once the victims are gone
-    std::int64_t needed = 0;     // when !fits: the least priority that would have been accepted
+    bool fits = false;  // enough room once the victims are gone
+    Priority needed;    // when !fits: the least priority that would have been accepted
   };
 
-  // Which entries an insert of (`sender`, `ordered`, `nonce`, `priority`) must evict to free
-  // `free_count` txs and `free_bytes` bytes. Enumerates the frontier heap in order (a local heap
-  // of its positions: the root, then the children of each one taken) merged with `singles` from
-  // its end and with a local heap of the predecessors that become sender tails as their
-  // successors go, so it sees exactly the order in which evictions would happen, without
-  // changing anything. Skips `replaced` and the new tx's own predecessors. It continues past the
-  // first entry that is not cheaper than the new tx only to tell the least priority that would
-  // have been enough. O(k log k + log n) for k entries walked: about the number of evictions
-  // needed.
-  EvictionPlan PlanEviction(SenderRef sender, bool ordered, std::uint64_t nonce,
-                            std::int64_t priority, const Node* replaced, std::size_t free_count,
-                            std::size_t free_bytes) {
+  // What is known of the new tx when planning room for it.
+  struct Newcomer {
+    SenderRef sender;
+    bool ordered = false;
+    std::uint64_t nonce = 0;
+    Priority priority;
+    bool parked = false;  // it will be parked: it may evict only parked txs strictly cheaper
+    const Node* replaced = nullptr;
+    // When it fills its sender's gap: that record, and the end of the ordered txs it makes
+    // ready (ordered()[ready, promoted_end) are parked now but will not be).
+    const Sender* promoting = nullptr;
+    std::size_t promoted_end = 0;
+  };
+
+  // Which entries an insert of `in` must evict to free `free_count` txs and `free_bytes` bytes.
+  // Enumerates the frontier heap in order (a local heap of its positions: the root, then the
+  // children of each one taken) merged with `singles` from its end and with a local heap of the
+  // predecessors that become sender tails as their successors go, so it sees exactly the order
+  // in which evictions would happen, without changing anything. Parked txs come first, and go
+  // whatever they offer when the new tx is ready; ready ones must be strictly cheaper, and a
+  // parked new tx takes parked ones only, strictly cheaper. Skips `replaced` and the new tx's
+  // own predecessors; a tail that the new tx promotes is ready, not parked (it goes back into
+  // the order with that key). It continues past the first entry that is not cheaper than the
+  // new tx only to tell the least priority that would have been enough. O(k log k + log n) for
+  // k entries walked: about the number of evictions needed.
+  EvictionPlan PlanEviction(const Newcomer& in, std::size_t free_count, std::size_t free_bytes) {
     EvictionPlan plan;
     // std heaps put the greatest first: "greater" here is "evicted earlier".
     auto pos_later = [&](std::size_t a, std::size_t b) {
@@ -923,7 +971,7 @@ struct PriorityMempool::State {
     std::vector<std::size_t> positions;  // of the frontier heap, not yet taken
     if (!frontier.empty()) positions.push_back(0);
     struct Cand {
-      ReapKey key;
+      EvictKey key;
       Node* node;
       std::size_t index;  // in its sender's `ordered` (nodes with a record only)
     };
@@ -931,7 +979,16 @@ struct PriorityMempool::State {
       ++work.heap_compares;
       return EvictsFirst()(b.key, a.key);
     };
-    std::vector<Cand> preds;  // predecessors that became tails
+    std::vector<Cand> preds;  // predecessors that became tails, and promoted tails
+    auto push_pred = [&](Cand c) {
+      preds.push_back(c);
+      std::push_heap(preds.begin(), preds.end(), cand_later);
+    };
+    // Ready once the new tx is in: a ready tx, or one it promotes.
+    auto ready_after = [&](const Node* n, std::size_t index, bool ready_now) {
+      return ready_now || (in.promoting != nullptr && n->record() == in.promoting &&
+                           index < in.promoted_end);
+    };
     auto single = singles.rbegin();  // `singles` in eviction order
     // What the last victim adds to the candidates is added only when another one is needed
     // (most inserts evict one tx): the children of its heap position, its predecessor.
@@ -939,8 +996,9 @@ struct PriorityMempool::State {
     const Node* pred_of = nullptr;
     std::size_t pred_index = 0;
     std::size_t freed_count = 0, freed_bytes = 0;
-    std::int64_t max_victim = std::numeric_limits<std::int64_t>::min();
-    bool blocked = false;
+    Priority max_victim;  // the dearest victim that had to be cheaper than the new tx
+    bool blocked = false;  // such a victim is not cheaper
+    bool impossible = false;  // a parked new tx would need a ready victim
     while (freed_count < free_count || freed_bytes < free_bytes) {
       if (expand != kNotReady) {
         const std::size_t first = FrontierHeap::kArity * expand + 1;
@@ -952,14 +1010,15 @@ struct PriorityMempool::State {
         expand = kNotReady;
       }
       if (pred_of != nullptr) {
-        Node* pred = pred_of->record()->ordered()[pred_index];
-        preds.push_back({KeyOf(*pred), pred, pred_index});
-        std::push_heap(preds.begin(), preds.end(), cand_later);
+        const Sender* rec = pred_of->record();
+        Node* pred = rec->ordered()[pred_index];
+        push_pred({EvictKeyOf(*pred, ready_after(pred, pred_index, pred_index < rec->ready)),
+                   pred, pred_index});
         pred_of = nullptr;
       }
       // The first to go of the three sources' fronts.
       enum class From { kNone, kHeap, kPred, kSingle } from = From::kNone;
-      ReapKey first{};
+      EvictKey first{};
       if (!positions.empty()) {
         from = From::kHeap;
         first = frontier.KeyAt(positions.front());
@@ -969,7 +1028,7 @@ struct PriorityMempool::State {
         first = preds.front().key;
       }
       if (single != singles.rend()) {
-        const ReapKey k = KeyOf(*NodeOfLink(*single));
+        const EvictKey k = EvictKeyOf(*NodeOfLink(*single), true);
         if (from == From::kNone || EvictsFirst()(k, first)) {
           from = From::kSingle;
           first = k;
@@ -983,6 +1042,11 @@ struct PriorityMempool::State {
         expand = pos;
         Node* n = frontier.OwnerAt(pos);
         c = {first, n, n->record()->ordered().size() - 1};
+        if (first.ready == 0 && ready_after(n, c.index, false)) {
+          // The new tx promotes it: it comes in the order of ready txs.
+          push_pred({EvictKeyOf(*n, true), n, c.index});
+          continue;
+        }
       } else if (from == From::kPred) {
         std::pop_heap(preds.begin(), preds.end(), cand_later);
         c = preds.back();
@@ -995,10 +1059,18 @@ struct PriorityMempool::State {
       }
       Node* n = c.node;
       ++work.plan_steps;
-      if (n == replaced) continue;  // goes anyway; its predecessors are the new tx's
-      if (ordered && n->ordered() && sender.Has(n) && n->tx().nonce < nonce) continue;
-      if (n->tx().priority >= priority) blocked = true;
-      max_victim = std::max(max_victim, n->tx().priority);
+      if (n == in.replaced) continue;  // goes anyway; its predecessors are the new tx's
+      if (in.ordered && n->ordered() && in.sender.Has(n) && n->tx().nonce < in.nonce) continue;
+      if (in.parked && c.key.ready != 0) {
+        // Every parked candidate came first: what is left is ready, which a parked tx never
+        // evicts.
+        impossible = true;
+        break;
+      }
+      if (in.parked || c.key.ready != 0) {  // a ready victim, or a parked one for a parked tx
+        if (n->tx().priority >= in.priority) blocked = true;
+        max_victim = std::max(max_victim, n->tx().priority);
+      }
       plan.victims.push_back(n);
       ++freed_count;
       freed_bytes += n->tx().bytes().size();
@@ -1009,10 +1081,10 @@ struct PriorityMempool::State {
         __builtin_prefetch(n->record()->ordered()[pred_index]);
       }
     }
-    const bool enough = freed_count >= free_count && freed_bytes >= free_bytes;
+    const bool enough = !impossible && freed_count >= free_count && freed_bytes >= free_bytes;
     plan.fits = enough && !blocked;
     if (!plan.fits) {
-      plan.needed = enough && max_victim < kNoPriority ? max_victim + 1 : kNoPriority;
+      plan.needed = enough ? max_victim.Next() : Priority::Max();  // Next(Max) is Max: none
       plan.victims.clear();
     }
     return plan;
@@ -1183,7 +1255,8 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
   // new tx's sender will re-key.
   const Node* likely_victim = heap_victim;
   if (single_victim != nullptr &&
-      (heap_victim == nullptr || EvictsFirst()(KeyOf(*single_victim), st.frontier.KeyAt(0)))) {
+      (heap_victim == nullptr ||
+       EvictsFirst()(EvictKeyOf(*single_victim, true), st.frontier.KeyAt(0)))) {
     likely_victim = single_victim;
   }
   if (likely_victim != nullptr) {
@@ -1244,17 +1317,17 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
     replaced = sender.lone;
   }
   if (replaced != nullptr) {
-    const std::int64_t old = replaced->tx().priority;
-    const std::optional<std::int64_t> needed =
-        BumpThreshold(old, config_.replace_bump_percent);
+    const std::optional<Priority> needed =
+        BumpThreshold(replaced->tx().priority, config_.replace_bump_percent);
     if (!needed || tx.priority < *needed) {
       collect_promoted(sender.rec);
-      r.needed_priority = needed.value_or(kNoPriority);
+      r.needed_priority = needed.value_or(Priority::Max());
       return reject(RejectReason::kReplacementUnderpriced,
                     needed ? "replacement of sequence " + std::to_string(tx.nonce) +
-                                 " needs priority >= " + std::to_string(*needed) + " (+" +
+                                 " needs a fee per gas of at least " +
+                                 needed->ToDecimal(Priority::Rounding::kUp) + " (+" +
                                  std::to_string(config_.replace_bump_percent) + "%), got " +
-                                 std::to_string(tx.priority)
+                                 tx.priority.ToDecimal()
                            : "the tx with sequence " + std::to_string(tx.nonce) +
                                  " has the highest priority possible and cannot be replaced");
     }
@@ -1266,33 +1339,93 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
                       std::to_string(config_.max_txs_per_sender));
   }
 
-  // Capacity, decided before anything changes.
+  // Whether the tx will be parked, the first sequence its sender is missing, and (when it fills
+  // the gap) how many parked txs it promotes. Nothing below changes that: evictions take tails,
+  // never its predecessors.
+  State::Newcomer in;
+  in.sender = sender;
+  in.ordered = ordered;
+  in.nonce = tx.nonce;
+  in.priority = tx.priority;
+  in.replaced = replaced;
+  std::uint64_t missing = base;  // the first sequence the sender's ready txs lack
+  std::size_t promotes = 0;
+  if (ordered) {
+    if (const Sender* s = sender.rec) {
+      missing = s->base + s->ready;
+      if (replaced != nullptr) {
+        in.parked = s->ReadyIndex(*replaced) == kNotReady;
+      } else if (tx.nonce == missing) {
+        const std::span<Node* const> o = s->ordered();
+        std::size_t end = s->ready;
+        while (end < o.size() && o[end]->tx().nonce == tx.nonce + 1 + (end - s->ready)) ++end;
+        promotes = end - s->ready;
+        in.promoting = s;
+        in.promoted_end = end;
+      } else {
+        in.parked = true;
+      }
+    } else if (sender.lone != nullptr && sender.lone->ordered()) {
+      missing = sender.lone->tx().nonce + 1;
+      in.parked = replaced == nullptr && tx.nonce != missing;
+    } else {
+      in.parked = tx.nonce != base;
+    }
+  }
+  // For messages only (built when one is: not on the accepting path).
+  const auto waits = [missing] {
+    return " (this tx waits for sequence " + std::to_string(missing) + ")";
+  };
+  const std::size_t sender_parked = sender.rec != nullptr ? sender.rec->parked() : 0;
+  if (in.parked && replaced == nullptr && sender_parked >= config_.max_parked_per_sender) {
+    collect_promoted(sender.rec);
+    return reject(RejectReason::kParkedCap,
+                  "sender has " + std::to_string(sender_parked) +
+                      " txs parked behind a sequence gap in the mempool, the limit is " +
+                      std::to_string(config_.max_parked_per_sender) + waits());
+  }
+
+  // Room, decided before anything changes.
   const std::size_t replaced_bytes = replaced ? replaced->tx().bytes().size() : 0;
   const std::size_t count_after = st.size - (replaced ? 1 : 0) + 1;
   const std::size_t bytes_after = st.bytes - replaced_bytes + tx_bytes;
+  const std::size_t parked_after =
+      st.parked - promotes + (in.parked && replaced == nullptr ? 1 : 0);
+  std::size_t free_count = count_after > config_.max_txs ? count_after - config_.max_txs : 0;
+  // A parked tx takes a parked one's place when there are max_parked (each victim is parked).
+  const bool parked_full = in.parked && parked_after > config_.max_parked;
+  if (parked_full) free_count = std::max(free_count, parked_after - config_.max_parked);
   State::EvictionPlan plan;
   plan.fits = true;
   if (tx_bytes > config_.max_bytes) {
     plan.fits = false;
-    plan.needed = kNoPriority;
-  } else if (count_after > config_.max_txs || bytes_after > config_.max_bytes) {
-    plan = st.PlanEviction(sender, ordered, tx.nonce, tx.priority, replaced,
-                           count_after > config_.max_txs ? count_after - config_.max_txs : 0,
-                           bytes_after > config_.max_bytes ? bytes_after - config_.max_bytes : 0);
+    plan.needed = Priority::Max();
+  } else if (free_count > 0 || bytes_after > config_.max_bytes) {
+    plan = st.PlanEviction(
+        in, free_count, bytes_after > config_.max_bytes ? bytes_after - config_.max_bytes : 0);
   }
   if (!plan.fits) {
     collect_promoted(sender.rec);
     r.needed_priority = plan.needed;
-    std::string message = "mempool is full: " + std::to_string(st.size) + " txs, " +
+    std::string message =
+        parked_full ? "mempool holds " + std::to_string(st.parked) +
+                          " txs parked behind sequence gaps, its limit (mempool.max_parked); "
+                    : "mempool is full: " + std::to_string(st.size) + " txs, " +
                           std::to_string(st.bytes) + " bytes; ";
-    if (plan.needed == kNoPriority) {
-      message += "no priority would make room for this tx (" + std::to_string(tx_bytes) +
-                 " bytes)";
+    if (plan.needed.is_max()) {
+      message += in.parked ? "a tx behind a sequence gap evicts only parked txs, and none would "
+                             "make room" + waits() + ": send that sequence first"
+                           : "no priority would make room for this tx (" +
+                                 std::to_string(tx_bytes) + " bytes)";
     } else {
-      message += "a tx needs priority >= " + std::to_string(plan.needed) +
-                 " to evict (this one has " + std::to_string(tx.priority) + ")";
+      // needed is the least priority strictly above the dearest victim's.
+      message += std::string(in.parked ? "a parked tx" : "a tx") + " needs a fee per gas above " +
+                 Priority::FromQ64(plan.needed.q64() - 1).ToDecimal() +
+                 " to evict (this one offers " + tx.priority.ToDecimal() + ")" +
+                 (in.parked ? waits() : "");
     }
-    return reject(RejectReason::kFull, std::move(message));
+    return reject(parked_full ? RejectReason::kParkedCap : RejectReason::kFull,
+                  std::move(message));
   }
 
   // Accepted: replace, evict, insert.
@@ -1351,11 +1484,13 @@ InsertResult PriorityMempool::Insert(TxInfo tx, std::uint64_t base_nonce, std::i
       st.parked += s.parked();
       st.Relink(s);
       r.parked = s.ReadyIndex(*node) == kNotReady;
+      if (r.parked) r.waiting_for = s.base + s.ready;
     } else {
       rec->txs.PushUnordered(node);
       st.singles.insert(LinkOf(node));
     }
   }
+  assert(r.parked == in.parked);
   collect_promoted(rec);
   r.ok = true;
   return r;
@@ -1501,6 +1636,25 @@ std::vector<EntryPtr> PriorityMempool::RecheckOrder() const {
     }
     for (const Node* o : s.rec->ordered()) out.push_back(Share(o));
     for (const Node* u : s.rec->unordered()) out.push_back(Share(u));
+  }
+  return out;
+}
+
+SenderView PriorityMempool::SenderTxs(std::string_view sender) const {
+  SenderView out;
+  std::lock_guard<std::mutex> lock(mu_);
+  const SenderRef s = state_->FindSender(sender);
+  if (s.lone != nullptr) {
+    out.base = s.lone->ordered() ? s.lone->tx().nonce : 0;
+    out.next_ready = s.lone->ordered() ? out.base + 1 : out.base;
+    out.txs.push_back({Share(s.lone), false});
+  } else if (s.rec != nullptr) {
+    out.base = s.rec->base;
+    out.next_ready = s.rec->base + s.rec->ready;
+    for (std::size_t i = 0; i < s.rec->ordered().size(); ++i) {
+      out.txs.push_back({Share(s.rec->ordered()[i]), i >= s.rec->ready});
+    }
+    for (const Node* u : s.rec->unordered()) out.txs.push_back({Share(u), false});
   }
   return out;
 }

@@ -5,6 +5,8 @@
 // What it does:
 // - several txs per sender in nonce order; the ones contiguous from the sender's committed
 //   sequence (`base_nonce`) are ready, the rest are parked (not reaped) until the gap is filled;
+//   parked txs are capped per sender and in the whole pool, never evict a ready tx, and are
+//   evicted before any ready tx (a parked tx may never pay);
 // - unordered (ADR-070) txs are independent entries, always ready;
 // - caps on count, bytes, one tx's size and txs per sender; when full, the lowest-priority tx of
 //   the eviction frontier (each sender's last ordered tx, every unordered tx) is evicted if it is
@@ -42,6 +44,8 @@
 #include <utility>
 #include <vector>
 
+#include "mempool/priority.h"
+
 namespace kairos::mempool {
 
 using Hash = std::array<std::uint8_t, 32>;  // sha256 of the tx bytes (computed by the app)
@@ -52,7 +56,7 @@ struct TxInfo {  // filled by the app after the ante pipeline accepted the tx
   std::string sender;     // raw address bytes of the first signer (1..32 bytes; < 64 KiB)
   bool unordered = false;  // ADR-070 unordered tx: independent entry, nonce = timeout
   std::uint64_t nonce = 0;  // account sequence (ordered) or timeout UnixNano (unordered)
-  std::int64_t priority = 0;  // fee per gas, >= 0
+  Priority priority;  // fee per gas (priority.h)
   std::uint64_t gas_wanted = 0;
 };
 
@@ -68,7 +72,7 @@ struct NodeAccess;
 struct EntryTx {
   Hash hash{};
   std::uint64_t nonce = 0;
-  std::int64_t priority = 0;
+  Priority priority;
   std::uint64_t gas_wanted = 0;
   bool unordered = false;
   std::string_view bytes() const;
@@ -177,6 +181,10 @@ struct Config {
   std::size_t max_bytes = 1ull << 30;   // sum of tx bytes
   std::size_t max_tx_bytes = 1 << 20;   // one tx
   std::size_t max_txs_per_sender = 64;  // ordered + unordered of one sender
+  // Parked txs (ordered txs behind a sequence gap: not reaped, and paying nothing until the gap
+  // fills) of one sender, and in the whole pool.
+  std::size_t max_parked_per_sender = 16;
+  std::size_t max_parked = 1000;
   std::uint32_t replace_bump_percent = 10;
   std::int64_t ttl_blocks = 0;           // 0 = off
   std::int64_t ttl_nanos = 0;            // 0 = off
@@ -189,8 +197,10 @@ enum class RejectReason {
   kReplacementUnderpriced,
   kSenderCap,
   kTooLarge,
-  kNonceTooLow
+  kNonceTooLow,
+  kParkedCap  // a tx behind a sequence gap, over max_parked_per_sender or max_parked
 };
+inline constexpr std::size_t kRejectReasons = 7;
 enum class RemoveReason {
   kIncluded,
   kEvicted,
@@ -198,28 +208,35 @@ enum class RemoveReason {
   kExpiredBlocks,
   kExpiredTime,
   kRecheckFailed,
-  kStaleNonce
+  kStaleNonce,
+  kExpiredParked  // parked for too long (the app's parked TTL: Remove with this reason)
 };
-// "duplicate", "full", "replacement_underpriced", "sender_cap", "too_large", "nonce_too_low"
+inline constexpr std::size_t kRemoveReasons = 8;
+// "duplicate", "full", "replacement_underpriced", "sender_cap", "too_large", "nonce_too_low",
+// "parked_cap"
 const char* Name(RejectReason reason);
 // "included", "evicted", "replaced", "expired_blocks", "expired_time", "recheck_failed",
-// "stale_nonce"
+// "stale_nonce", "expired_parked"
 const char* Name(RemoveReason reason);
 
 struct InsertResult {
   bool ok = false;        // added (possibly replacing / evicting)
   RejectReason reject{};  // when !ok
   // When !ok: a clear sentence for the client, e.g. "tx already in mempool",
-  // "mempool is full: 5000 txs, 1048576 bytes; a tx needs priority >= 43 to evict (this one has
-  // 12)", "replacement of sequence 7 needs priority >= 110 (+10%), got 105"
+  // "mempool is full: 5000 txs, 1048576 bytes; a tx needs a fee per gas above 0.025 to evict
+  // (this one offers 0.02)", "replacement of sequence 7 needs a fee per gas of at least 0.0275
+  // (+10%), got 0.026". Fees per gas print as Priority::ToDecimal.
   std::string message;
-  // kReplacementUnderpriced: the bump threshold. kFull: the least priority that would have been
-  // accepted (at least the replacement threshold when it replaces), or INT64_MAX when none would
-  // (the tx is larger than the pool, or only its own predecessors stand in the way).
-  std::int64_t needed_priority = 0;
+  // kReplacementUnderpriced: the bump threshold. kFull, and kParkedCap when max_parked stood in
+  // the way: the least priority that would have been accepted (at least the replacement
+  // threshold when it replaces), or Priority::Max() when none would (the tx is larger than the
+  // pool, only its own predecessors stand in the way, or a parked tx would need a ready victim).
+  // Priority::MinFeeFor(gas) turns it into the fee the tx would need.
+  Priority needed_priority;
   EntryPtr replaced;              // the entry this one replaced (same sender, same ordered nonce)
   std::vector<EntryPtr> evicted;  // entries evicted to make room, in eviction order
   bool parked = false;            // the new entry is parked (an ordered nonce gap before it)
+  std::uint64_t waiting_for = 0;  // when parked: the first sequence missing before it
   std::vector<EntryPtr> promoted;  // parked entries of this sender that became ready, nonce order
   // Added: entries of this sender removed as kStaleNonce because `base_nonce` was above the
   // sequence the pool knew for the sender (it happens whether or not the tx is accepted).
@@ -228,8 +245,19 @@ struct InsertResult {
 
 struct Stats {
   std::size_t size = 0, bytes = 0, senders = 0, parked = 0;
-  std::array<std::uint64_t, 6> rejected{};  // by RejectReason
-  std::array<std::uint64_t, 7> removed{};   // by RemoveReason (evictions, expiries, ... all here)
+  std::array<std::uint64_t, kRejectReasons> rejected{};  // by RejectReason
+  std::array<std::uint64_t, kRemoveReasons> removed{};   // by RemoveReason (all removals)
+};
+
+// One sender's txs in the pool (PriorityMempool::SenderTxs).
+struct SenderView {
+  std::uint64_t base = 0;        // the sender's committed sequence, as the pool last heard it
+  std::uint64_t next_ready = 0;  // the first sequence missing: ordered txs above it are parked
+  struct Tx {
+    EntryPtr entry;
+    bool parked = false;
+  };
+  std::vector<Tx> txs;  // ordered txs by sequence, then unordered ones by arrival
 };
 
 // Work done by the pool's indexes since it was made: a debug statistic, counted always (a few
@@ -255,11 +283,16 @@ class PriorityMempool {
   // Checks in this order: kTooLarge, then (ordered txs) the sender's base moves up to
   // `base_nonce` if that is higher than what the pool knew, removing the sender's entries below
   // it (InsertResult::stale), then kDuplicate, kNonceTooLow, kReplacementUnderpriced,
-  // kSenderCap, kFull. Nothing is evicted or replaced unless the tx is accepted.
+  // kSenderCap, kParkedCap (a new parked tx over max_parked_per_sender), then room: kFull, or
+  // kParkedCap when a parked tx finds max_parked parked txs it may not evict. Room is made by
+  // evicting from the frontier (each sender's last ordered tx, every unordered tx): parked txs
+  // first, whatever they offer, then ready ones strictly cheaper than the new tx; a new parked
+  // tx evicts only parked txs strictly cheaper than itself. A tx that fills a gap counts its
+  // sender's txs it promotes as ready. Nothing is evicted or replaced unless the tx is accepted.
   // `base_nonce`: for an ordered tx, the sender's account sequence in the COMMITTED state (the
   // next sequence a block would accept), NOT the check state's (which counts pool txs). Ignored
   // for unordered txs. A sender's base only moves forward.
-  // REQUIRES: tx.priority >= 0; tx.hash is the sha256 of tx.bytes; `height` and `now_nanos` are
+  // REQUIRES: tx.hash is the sha256 of tx.bytes; `height` and `now_nanos` are
   // the last committed height and the current time.
   InsertResult Insert(TxInfo tx, std::uint64_t base_nonce, std::int64_t height,
                       std::int64_t now_nanos);
@@ -298,6 +331,8 @@ class PriorityMempool {
   // For the app's recheck after a commit: senders ordered by their oldest arrival; within a
   // sender its ordered txs by nonce (parked ones too), then its unordered txs by arrival.
   std::vector<EntryPtr> RecheckOrder() const;
+  // The sender's txs, each with whether it is parked (empty when the sender has none).
+  SenderView SenderTxs(std::string_view sender) const;
   // The reason a tx recently left the pool (bounded memory, Config::recent_removals), if known.
   // Forgotten when the same tx is inserted again.
   std::optional<RemoveReason> RemovalReasonOf(const Hash& hash) const;

@@ -75,7 +75,7 @@ Status KvLimits::Check(std::string_view key, const std::string_view* value) cons
   if (key.size() > max_key_bytes) {
     return Status::InvalidArgument("key of " + std::to_string(key.size()) +
                                    " bytes exceeds the limit of " +
-                                   std::to_string(max_key_bytes) + " (store.max_key_bytes)");
+                                   std::to_string(max_key_bytes) + " (genesis app_state.store.max_key_bytes)");
   }
   if (value != nullptr) {
     if (value->empty()) {
@@ -85,7 +85,7 @@ Status KvLimits::Check(std::string_view key, const std::string_view* value) cons
       return Status::InvalidArgument("value of " + std::to_string(value->size()) +
                                      " bytes exceeds the limit of " +
                                      std::to_string(max_value_bytes) +
-                                     " (store.max_value_bytes)");
+                                     " (genesis app_state.store.max_value_bytes)");
     }
   }
   return Status::OK();

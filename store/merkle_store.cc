@@ -163,6 +163,7 @@ MerkleStore::MerkleStore(StoreOptions options, std::unique_ptr<leveldb::Env> env
       rebuilds_(std::make_unique<RebuildCache>(options_.rebuild_cache)) {}
 
 MerkleStore::~MerkleStore() {
+  if (reaper_.valid()) reaper_.wait();
   rebuilds_.reset();  // their snapshots belong to the database
   db_.reset();        // before the cache and filter it uses
 }
@@ -190,6 +191,11 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
       options.env != nullptr ? options.env : leveldb::Env::Default(),
       options.table_bytes_per_sync);
   o.env = env.get();
+  // LevelDB's Env starts its one background thread (compactions, memtable flushes) at its first
+  // Schedule, and a new thread takes its creator's nice value. Started here, on the opening
+  // thread, not by whatever read first asks for a compaction: a query thread runs at nice +10,
+  // and compactions at that weight would fall behind the writes until level 0 stalls them.
+  env->Schedule([](void*) {}, nullptr);
   o.max_file_size = 32u << 20;
   o.block_cache = cache;
   o.filter_policy = filter;
@@ -517,7 +523,7 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
   }
   std::string value;
   if (latest) disk_page_reads_.fetch_add(1, std::memory_order_relaxed);
-  leveldb::ReadOptions read = VerifiedRead();
+  leveldb::ReadOptions read = latest ? VerifiedRead() : ViewRead();
   read.snapshot = snapshot;
   const leveldb::Status s = db_->Get(read, PageKey(version, path), &value);
   if (s.IsNotFound()) {  // a page the tree points to is gone: the store is damaged
@@ -1063,6 +1069,7 @@ Status MerkleStore::Commit() {
   if (!staged_) return Status::InvalidArgument("nothing staged to commit");
   const std::unique_ptr<Staged> staged = std::move(staged_);
   const Version version = staged->root.version;
+  RebuildCache::Entries stale_rebuilds;  // handed to the reaper below, after the lock
   // Views wait from here to the new markers: what they read changes in between.
   absl::WriterMutexLock view_lock(&view_mu_);
   // The tree's memory (its pages and checkpoints) and the value cache take the version in.
@@ -1153,10 +1160,26 @@ Status MerkleStore::Commit() {
   commit_info_ = std::move(staged->commit_info);
   // Rebuilds of pruned versions, or from a checkpoint pruning no longer keeps, go: each pins
   // the database state it read (its snapshot), which would hold back LevelDB's compaction.
-  rebuilds_->DropIf([this](const Reconstruction& r) {
+  // A rebuild may hold most of a tree's pages, and a query made it: it is freed on the reaper,
+  // not by the block, and not while views wait for this lock.
+  stale_rebuilds = rebuilds_->TakeIf([this](const Reconstruction& r) {
     return r.version < earliest_ || (r.base != 0 && !checkpoints_.contains(r.base));
   });
+  if (!stale_rebuilds.empty()) FreeLater(std::move(stale_rebuilds));
   return Status::OK();
+}
+
+void MerkleStore::FreeLater(RebuildCache::Entries stale) {
+  // Rare (a checkpoint completes, or the oldest kept version passes a rebuild), so the previous
+  // reaper is long done; should it not be, waiting for it bounds the memory in flight.
+  if (reaper_.valid()) reaper_.wait();
+  try {
+    reaper_ = std::async(std::launch::async, [entries = std::move(stale)]() mutable {
+      entries.clear();
+    });
+  } catch (const std::system_error&) {
+    // No thread to be had: `stale` was moved into the failed task and is freed with it, here.
+  }
 }
 
 std::string MerkleStore::DbProperty(const std::string& name) const {

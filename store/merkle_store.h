@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <future>
 #include <list>
 #include <map>
 #include <memory>
@@ -361,6 +362,8 @@ class MerkleStore final : public KvReader, private PageReader {
   Status ViewLookup(const StoreView& view, const Hash& key_hash, TreeLookup* out) const;
   Status ViewGet(const StoreView& view, std::string_view key, std::string* value) const;
   Status Rebuild(const StoreView& view, std::unique_ptr<Reconstruction>* out) const;
+  // Frees `stale` on the reaper thread (here, should no thread start).
+  void FreeLater(std::list<std::unique_ptr<Reconstruction>> stale);
   // `r` replayed forward to `version` (r->version <= version), or undone backward to it
   // (r->version >= version), reading changesets in `snapshot`.
   Status ReplayTo(Version version, Reconstruction* r, const leveldb::Snapshot* snapshot) const;
@@ -472,6 +475,8 @@ class MerkleStore final : public KvReader, private PageReader {
   // commit, pages), oldest first: with the live pages they are the trees of those versions.
   std::deque<std::pair<Version, PageMap>> recent_;
   std::unique_ptr<RebuildCache> rebuilds_;
+  // Frees rebuilds that commits dropped, on a thread of its own (FreeLater).
+  std::future<void> reaper_;
   mutable struct {
     std::atomic<std::uint64_t> rebuilds{0};
     std::atomic<std::uint64_t> rebuild_steps{0};

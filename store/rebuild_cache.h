@@ -68,7 +68,7 @@ class MerkleStore::RebuildCache {
 
   // Puts a rebuild back as the most recently used, dropping the least beyond the capacity.
   void Put(std::unique_ptr<Reconstruction> r) {
-    std::list<std::unique_ptr<Reconstruction>> dropped;  // freed outside the lock
+    Entries dropped;  // freed outside the lock
     std::lock_guard lock(mu_);
     entries_.push_front(std::move(r));
     while (entries_.size() > capacity_) {
@@ -76,21 +76,25 @@ class MerkleStore::RebuildCache {
     }
   }
 
-  // Drops the rebuilds `stale` names (their base pruned, or their version below the window).
-  void DropIf(const std::function<bool(const Reconstruction&)>& stale) {
-    std::list<std::unique_ptr<Reconstruction>> dropped;
+  using Entries = std::list<std::unique_ptr<Reconstruction>>;
+
+  // Takes out the rebuilds `stale` names (their base pruned, or their version below the
+  // window), for the caller to free where freeing costs no one a wait.
+  Entries TakeIf(const std::function<bool(const Reconstruction&)>& stale) {
+    Entries taken;
     std::lock_guard lock(mu_);
     for (auto it = entries_.begin(); it != entries_.end();) {
       auto next = std::next(it);
-      if (stale(**it)) dropped.splice(dropped.end(), entries_, it);
+      if (stale(**it)) taken.splice(taken.end(), entries_, it);
       it = next;
     }
+    return taken;
   }
 
  private:
   const std::size_t capacity_;
   std::mutex mu_;
-  std::list<std::unique_ptr<Reconstruction>> entries_;
+  Entries entries_;
 };
 
 }  // namespace kairos::store

@@ -40,6 +40,15 @@ inline leveldb::ReadOptions VerifiedRead() {
   return o;
 }
 
+// A view's read (a query's, on a query thread): checked, and kept out of LevelDB's block cache,
+// which holds the blocks that CheckTx, FinalizeBlock and Commit read; a past-height rebuild
+// streams up to a checkpoint interval of changesets and would push those out.
+inline leveldb::ReadOptions ViewRead() {
+  leveldb::ReadOptions o = VerifiedRead();
+  o.fill_cache = false;
+  return o;
+}
+
 inline void AppendBE64(std::uint64_t v, std::string* out) {
   for (int i = 7; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
 }

@@ -167,7 +167,7 @@ std::unique_ptr<KvIterator> StoreView::Iterate(std::string_view start,
         "a range scan reads the latest version only (the key index is not versioned); version " +
         std::to_string(version_) + " is not the latest"));
   }
-  leveldb::ReadOptions read = VerifiedRead();
+  leveldb::ReadOptions read = ViewRead();
   read.snapshot = snapshot_.get();
   // The key index as it was at this version (the snapshot), each value at the version.
   return std::make_unique<StateIterator>(
@@ -216,7 +216,7 @@ Status MerkleStore::ViewGet(const StoreView& view, std::string_view key,
   // V holds every value under the version that wrote it (and deletions as tombstones), newest
   // first: the first record at or below the view's version is the value there.
   const Hash key_hash = Sha256Of(key);
-  leveldb::ReadOptions read = VerifiedRead();
+  leveldb::ReadOptions read = ViewRead();
   read.snapshot = view.snapshot_.get();
   std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read));
   const std::string seek = ValueKey(key_hash, view.version_);
@@ -258,7 +258,7 @@ Status MerkleStore::ReadProofLeaf(LeafPath path, const leveldb::Snapshot* snapsh
   // Otherwise one exact read of V gives key and value (not cached: a query must not evict
   // what blocks read).
   std::string record;
-  leveldb::ReadOptions read = VerifiedRead();
+  leveldb::ReadOptions read = ViewRead();
   read.snapshot = snapshot;
   const leveldb::Status s = db_->Get(read, ValueKey(path.key_hash, path.leaf_version), &record);
   if (!s.ok()) {
@@ -323,7 +323,7 @@ Status MerkleStore::Rebuild(const StoreView& view, std::unique_ptr<Reconstructio
   Base below, above;
   bool any_checkpoint = false;
   {
-    leveldb::ReadOptions read = VerifiedRead();
+    leveldb::ReadOptions read = ViewRead();
     read.snapshot = snapshot;
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read));
     const std::string kprefix(1, kCheckpointPrefix);
@@ -411,7 +411,7 @@ void MerkleStore::Reconstruction::Apply(const TreeUpdate& tree, Version label) {
 Status MerkleStore::ReplayTo(Version version, Reconstruction* r,
                              const leveldb::Snapshot* snapshot) const {
   std::vector<KeyUpdate> updates;
-  leveldb::ReadOptions read = VerifiedRead();
+  leveldb::ReadOptions read = ViewRead();
   read.snapshot = snapshot;
   std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read));
   const std::string cprefix(1, kChangesetPrefix);
@@ -427,7 +427,8 @@ Status MerkleStore::ReplayTo(Version version, Reconstruction* r,
                                 " is malformed");
     }
     TreeUpdate tree;
-    if (Status s = ApplyUpdates(*r, r->root, v, updates, &tree, /*parallel=*/true); !s.ok()) {
+    // On this thread alone: a query takes one core at most, leaving the other to the block.
+    if (Status s = ApplyUpdates(*r, r->root, v, updates, &tree, /*parallel=*/false); !s.ok()) {
       return s;
     }
     r->Apply(tree, v);
@@ -448,7 +449,7 @@ Status MerkleStore::UndoTo(Version version, Reconstruction* r,
   // Undoing version w turns the tree of w into that of w - 1. The pages it makes are labelled
   // above every page of the base (and of earlier undos), so they stay in memory.
   std::vector<KeyUpdate> updates, undo;
-  leveldb::ReadOptions read = VerifiedRead();
+  leveldb::ReadOptions read = ViewRead();
   read.snapshot = snapshot;
   while (r->version > version) {
     const Version w = r->version;
@@ -470,7 +471,7 @@ Status MerkleStore::UndoTo(Version version, Reconstruction* r,
     }
     const Version label = ++r->next_label;
     TreeUpdate tree;
-    if (Status s = ApplyUpdates(*r, r->root, label, undo, &tree, /*parallel=*/true); !s.ok()) {
+    if (Status s = ApplyUpdates(*r, r->root, label, undo, &tree, /*parallel=*/false); !s.ok()) {
       return s;
     }
     r->Apply(tree, label);

@@ -263,6 +263,9 @@ struct TxState {
   std::uint32_t result_code = 0;
   bool result_known = false;  // result_code came from /block_results
   std::uint32_t inclusions = 0;
+  // Accepted (code 0) but parked behind a sequence gap (the log says "parked: ..."): the sender
+  // thread writes it before the follower can see the tx included.
+  std::atomic<bool> parked{false};
 };
 
 std::string HttpRequest(const NodeUrl& node, std::string_view tx, std::size_t id) {
@@ -337,6 +340,7 @@ void RecordAnswer(Run& run, std::uint32_t i, const std::string& body) {
   try {
     const nlohmann::json& r = j.at("result");
     const auto code = static_cast<std::uint32_t>(JsonInt(r, "code"));
+    if (code == 0 && ParkedWaitingFor(r.value("log", std::string()))) st.parked = true;
     st.code = static_cast<std::int32_t>(code);
     if (code != 0) {
       const std::string codespace = r.value("codespace", std::string());
@@ -818,6 +822,7 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
   std::uint64_t sent = 0, accepted = 0, included = 0, included_failed = 0, rpc_errors = 0;
   std::uint64_t included_result_unknown = 0;
   std::uint64_t accepted_missing = 0;
+  std::uint64_t parked = 0, parked_missing = 0;  // accepted behind a sequence gap
   std::map<std::uint32_t, std::uint64_t> failed_codes;
   std::vector<double> latencies;  // ms, accepted txs; +inf when never seen in a block
   for (std::size_t i = 0; i < total; ++i) {
@@ -835,6 +840,10 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
     }
     if (code == 0) {
       ++accepted;
+      if (st.parked) {
+        ++parked;
+        if (st.inclusions == 0) ++parked_missing;
+      }
       if (st.inclusions > 0) {
         latencies.push_back(static_cast<double>(st.included_ns - st.sent_ns) / 1e6);
       } else {
@@ -886,6 +895,9 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
                {"planned", total},
                {"sent", sent},
                {"accepted", accepted},
+               {"accepted_ready", accepted - parked},
+               {"accepted_parked", parked},
+               {"parked_not_included", parked_missing},
                {"rpc_errors", rpc_errors},
                {"rejections", rej},
                {"included", included},
@@ -918,7 +930,10 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
     }
     std::cout << "\nsent:        " << sent << " in " << send_span_s << " s (" << send_rate
               << " tx/s; at most " << run.max_lag_ns / 1000000 << " ms behind schedule)\n"
-              << "accepted:    " << accepted << " (CheckTx code 0)\n";
+              << "accepted:    " << accepted << " (CheckTx code 0): " << accepted - parked
+              << " ready, " << parked << " parked behind a sequence gap";
+    if (parked) std::cout << " (" << parked_missing << " of them never included)";
+    std::cout << "\n";
     for (const auto& [key, r] : run.rejections) {
       std::cout << "  rejected:  " << r.count << " x " << key << ": " << r.example << "\n";
     }

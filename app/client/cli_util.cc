@@ -43,15 +43,15 @@ ClientContext& Context() {
 constexpr std::chrono::seconds kWaitTimeout{30};
 constexpr std::chrono::milliseconds kWaitPoll{500};
 
-// Polls /tx until the tx is in a block.
-TxResponse WaitForTx(RpcClient& rpc, const std::string& hash) {
+// Polls /tx until the tx is in a block; `why_late` ends the message of a timeout.
+TxResponse WaitForTx(RpcClient& rpc, const std::string& hash, const std::string& why_late) {
   const auto deadline = std::chrono::steady_clock::now() + kWaitTimeout;
   while (true) {
     std::optional<TxResponse> tx = Take(rpc.FindTx(hash));
     if (tx) return *tx;
     if (std::chrono::steady_clock::now() >= deadline) {
       Fail(kExitFailure, "tx " + app::HexEncode(hash, true) + " was not included within " +
-                             std::to_string(kWaitTimeout.count()) + "s");
+                             std::to_string(kWaitTimeout.count()) + "s" + why_late);
     }
     std::this_thread::sleep_for(kWaitPoll);
   }
@@ -187,6 +187,16 @@ std::string CodeAndLog(std::uint32_t code, const std::string& codespace, const s
   return out + ": " + (log.empty() ? std::string("no log") : log);
 }
 
+std::optional<std::uint64_t> ParkedWaitingFor(std::string_view log) {
+  constexpr std::string_view kPrefix = "parked: waiting for sequence ";
+  if (log.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  log.remove_prefix(kPrefix.size());
+  std::uint64_t sequence = 0;
+  const auto [end, ec] = std::from_chars(log.data(), log.data() + log.size(), sequence);
+  if (ec != std::errc() || end == log.data()) return std::nullopt;
+  return sequence;
+}
+
 void AddTxFlags(CLI::App* cmd, TxFlags* f) {
   cmd->add_option("--fees", f->fees, "Fee coins, e.g. 500stake");
   cmd->add_option("--gas", f->gas, "Gas limit, or 'auto' to simulate")->capture_default_str();
@@ -273,6 +283,12 @@ void SignAndBroadcast(const std::string& home, const std::string& from_text, con
     Fail(kExitFailure,
          "CheckTx rejected the tx: " + CodeAndLog(sent.code, sent.codespace, sent.log));
   }
+  // Accepted, but parked behind a sequence gap: it is not proposed until the txs before it come.
+  const std::optional<std::uint64_t> parked = ParkedWaitingFor(sent.log);
+  if (parked) {
+    out["parked"] = true;
+    out["waiting_for_sequence"] = std::to_string(*parked);
+  }
   if (!f.wait) {
     if (IsJson(f.output)) {
       PrintJson(out);
@@ -282,9 +298,16 @@ void SignAndBroadcast(const std::string& home, const std::string& from_text, con
     return;
   }
   if (!IsJson(f.output)) {
-    std::cout << "txhash: " << hash_hex << "\ncode: 0 (CheckTx)\n" << std::flush;
+    std::cout << "txhash: " << hash_hex << "\ncode: 0 (CheckTx"
+              << (parked ? ", parked: waiting for sequence " + std::to_string(*parked) : "")
+              << ")\n"
+              << std::flush;
   }
-  const TxResponse result = WaitForTx(rpc, hash);
+  const TxResponse result =
+      WaitForTx(rpc, hash,
+                parked ? " (it was parked behind a sequence gap, waiting for sequence " +
+                             std::to_string(*parked) + ": send that one first)"
+                       : "");
   out["height"] = std::to_string(result.height);
   out["tx_result"] = {{"code", result.code},
                       {"codespace", result.codespace},

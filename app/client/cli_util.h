@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +74,9 @@ RpcClient Connect(const std::string& node);
 RpcClient ConnectForQuery(const std::string& node, std::int64_t height);
 // "code N (codespace): log".
 std::string CodeAndLog(std::uint32_t code, const std::string& codespace, const std::string& log);
+// For a CheckTx answer with code 0: the sequence the tx waits for when kairosd parked it behind a
+// sequence gap (its log starts "parked: waiting for sequence N"; app/tx_pool.h), else nullopt.
+std::optional<std::uint64_t> ParkedWaitingFor(std::string_view check_tx_log);
 
 // The flags of every tx command.
 struct TxFlags {

@@ -32,6 +32,7 @@
 #include "crypto/bech32.h"
 #include "crypto/hash.h"
 #include "crypto/hd.h"
+#include "kairos/mempool/v1/query.pb.h"
 
 namespace kairos::client {
 
@@ -301,6 +302,59 @@ void RunQueryBalance(const std::string& home, const QueryFlags& f) {
   for (const CoinAmount& c : coins) std::cout << c.amount << c.denom << "\n";
 }
 
+// A sender's txs in the app mempool of the node asked (not part of the state: no height).
+void RunQueryMempool(const std::string& home, const QueryFlags& f) {
+  const std::string address =
+      Take(ResolveAddress(Keyring(KeyringPath(home)), f.address), kExitUsage);
+  RpcClient rpc = Connect(f.node);
+  kairos::mempool::v1::QuerySenderTxsRequest req;
+  req.set_address(address);
+  kairos::mempool::v1::QuerySenderTxsResponse res;
+  Take(QueryProto(rpc, "/kairos.mempool.v1.Query/SenderTxs", req, 0, &res), kExitFailure,
+       "query mempool: ");
+  using kairos::mempool::v1::PooledTx;
+  const auto state = [](const PooledTx& t) {
+    return t.state() == PooledTx::STATE_PARKED ? "parked" : "ready";
+  };
+  if (IsJson(f.output)) {
+    json txs = json::array();
+    for (const PooledTx& t : res.txs()) {
+      json j = {{"hash", app::HexEncode(t.hash(), true)}, {"state", state(t)}};
+      if (t.unordered()) {
+        j["unordered"] = true;
+        j["timeout"] = ante::FormatUnixNanos(t.timeout_unix_nanos());
+      } else {
+        j["sequence"] = std::to_string(t.sequence());
+      }
+      j["fee_per_gas"] = t.fee_per_gas();
+      j["gas_wanted"] = std::to_string(t.gas_wanted());
+      j["bytes"] = std::to_string(t.bytes());
+      j["arrival_height"] = std::to_string(t.arrival_height());
+      txs.push_back(std::move(j));
+    }
+    PrintJson({{"address", address},
+               {"committed_sequence", std::to_string(res.committed_sequence())},
+               {"next_sequence", std::to_string(res.next_sequence())},
+               {"txs", txs}});
+    return;
+  }
+  if (res.txs().empty()) {
+    std::cout << "no txs of " << address << " in the mempool\n";
+    return;
+  }
+  std::cout << "committed sequence: " << res.committed_sequence() << "\n"
+            << "next sequence:      " << res.next_sequence()
+            << " (the pool lacks it: ordered txs above it are parked)\n";
+  for (const PooledTx& t : res.txs()) {
+    std::cout << (t.unordered() ? "unordered, timeout " +
+                                      ante::FormatUnixNanos(t.timeout_unix_nanos())
+                                : "sequence " + std::to_string(t.sequence()))
+              << ": " << state(t) << ", " << t.fee_per_gas() << " per gas, gas "
+              << t.gas_wanted() << ", " << t.bytes() << " bytes, since height "
+              << t.arrival_height() << ", hash " << app::HexEncode(t.hash(), true) << "\n";
+  }
+}
+
 void AddQueryCommands(CLI::App& app, const std::string& home) {
   auto f = std::make_shared<QueryFlags>();
   CLI::App* query = app.add_subcommand("query", "Query the chain through a CometBFT node");
@@ -319,6 +373,13 @@ void AddQueryCommands(CLI::App& app, const std::string& home) {
   common(balance);
   balance->add_option("--denom", f->denom, "Only this denom");
   balance->callback([&home, f] { RunQueryBalance(home, *f); });
+  CLI::App* mempool = query->add_subcommand(
+      "mempool", "An account's txs in the node's app mempool: ready, or parked behind a "
+                 "sequence gap");
+  mempool->add_option("address", f->address, "Account address (or a key name)")->required();
+  mempool->add_option("--node", f->node, kNodeFlagHelp);
+  AddOutputFlag(mempool, &f->output);
+  mempool->callback([&home, f] { RunQueryMempool(home, *f); });
   AddNodeQueryCommands(*query);
   AddLocksQueryCommands(*query, home);
 }

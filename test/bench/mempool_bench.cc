@@ -8,7 +8,7 @@
 // fields. A benchmark, not a test: it prints figures.
 //
 // Workload: senders with --nonces txs each (sent round by round, so every tx is ready), ~250-byte
-// txs (200..300), priorities uniform in [1, 1e6], random 32-byte hashes.
+// txs (200..300), priorities (fees per gas) uniform in [1, 1e6] / 2e6, random 32-byte hashes.
 //   mempool_bench [--sizes 10000,100000] [--samples 10000] [--reap 10000] [--nonces 4]
 //                 [--baseline-evictions N] [--ttl 0|1] [--baseline 0|1] [--cold N]
 // --ttl 1 configures a TTL that never fires (the pool then keeps its expiry index); --baseline 0
@@ -137,7 +137,11 @@ class Workload {
       std::memcpy(t.sender.data() + b, &v, std::min(8, 20 - b));
     }
     t.nonce = i / senders_;
-    t.priority = min_priority + static_cast<std::int64_t>(rng() % (1'000'001 - min_priority));
+    // A fee of `units` for 2,000,000 gas: gas prices below 0.5 per gas (the integer part of
+    // every priority is 0, as at real Cosmos fee levels), ordered as the units are.
+    const auto units = static_cast<std::uint64_t>(min_priority) +
+                       rng() % static_cast<std::uint64_t>(1'000'001 - min_priority);
+    t.priority = Priority::PerGas(units, 2'000'000);
     t.bytes.assign(200 + rng() % 101, static_cast<char>(rng()));
     for (int b = 0; b < 32; b += 8) {
       const std::uint64_t v = rng();

@@ -7,13 +7,18 @@
 //   2. FinalizeBlock + Commit of one block of --accounts transfers among as many accounts:
 //      cold (signatures not seen before, verified in parallel on --threads), and warm (the
 //      same block after CheckTx saw its txs, as on a validator). Goal: <= 0.5 s.
-//   3. With --flood 1, only the hash-flood reproduction (issue 20): FinalizeBlock and Commit of
+//   3. The proposal of that block, after CheckTx filled the pool: PrepareProposal (reaps the
+//      pool and runs each tx whole, ante and messages, on a scratch branch) and ProcessProposal
+//      (runs each tx's ante only), beside FinalizeBlock of the same block (which runs both and
+//      records events): what running the messages in ProcessProposal too would cost.
+//   4. With --flood 1, only the hash-flood reproduction (issue 20): FinalizeBlock and Commit of
 //      a block of --accounts one-coin sends to new recipients, and of the next block (the same
 //      sends again), with recipients whose account keys collide under libstdc++'s fixed-seed
 //      std::hash, beside random recipients.
 //
 // Usage: tx_bench [--accounts N] [--threads T] [--rounds R] [--only-check 1] [--flood 1].
-// Prints key=value lines and one JSON line. The CheckTx ratio is the best of R alternating rounds of each side.
+// Prints key=value lines and one JSON line. The CheckTx ratio is the best of R alternating rounds
+// of each side.
 // Not a test: it asserts only that every tx is accepted (a rejected tx means a broken bench).
 #include <unistd.h>
 
@@ -237,6 +242,36 @@ CheckTxParts MeasureParts(const Fixture& f, std::size_t threads) {
   return parts;
 }
 
+// PrepareProposal of a block from the pool (every tx: the block's max gas and bytes hold them
+// all), then ProcessProposal of what it returned; seconds each.
+struct ProposalTimes {
+  double prepare = 0, process = 0;
+};
+ProposalTimes ProposalSeconds(Chain& chain, const Fixture& f) {
+  pb::RequestPrepareProposal prepare;
+  prepare.set_height(chain.app->last_height() + 1);
+  prepare.mutable_time()->set_seconds((kT0 + 1'000'000'000) / 1'000'000'000);
+  prepare.set_max_tx_bytes(1ll << 40);
+  auto start = Clock::now();
+  const pb::ResponsePrepareProposal proposal = chain.app->PrepareProposal(prepare);
+  ProposalTimes t;
+  t.prepare = Seconds(start, Clock::now());
+  if (static_cast<std::size_t>(proposal.txs_size()) != f.txs.size()) {
+    Die("PrepareProposal took " + std::to_string(proposal.txs_size()) + " of " +
+        std::to_string(f.txs.size()) + " txs");
+  }
+  pb::RequestProcessProposal process;
+  process.set_height(prepare.height());
+  *process.mutable_time() = prepare.time();
+  *process.mutable_txs() = proposal.txs();
+  start = Clock::now();
+  if (chain.app->ProcessProposal(process).status() != pb::ResponseProcessProposal::ACCEPT) {
+    Die("ProcessProposal rejected the proposal");
+  }
+  t.process = Seconds(start, Clock::now());
+  return t;
+}
+
 double BlockSeconds(Chain& chain, const Fixture& f) {
   const auto start = Clock::now();
   auto res = chain.Finalize(f.txs, kT0 + 1'000'000'000);
@@ -337,6 +372,7 @@ int main(int argc, char** argv) {
   // that load from other processes on a shared machine skews both alike.
   Rate raw, check;
   double warm = 0;
+  ProposalTimes proposal;
   for (std::size_t round = 0; round + 1 < rounds; ++round) {
     raw.KeepBest(RawVerifyRate(f, pubs));
     Chain chain(f, threads);
@@ -357,6 +393,12 @@ int main(int argc, char** argv) {
     }
     warm = BlockSeconds(chain, f);  // CheckTx filled the signature cache
   }
+  {
+    // Its own chain, so that the proposal's reads do not warm the block above.
+    Chain chain(f, threads);
+    (void)CheckTxRate(chain, f);  // fills the pool
+    proposal = ProposalSeconds(chain, f);
+  }
   double cold = 0, cold1 = 0;
   {
     Chain chain(f, threads);
@@ -374,11 +416,15 @@ int main(int argc, char** argv) {
   std::printf("block_%zu_transfers_cold_s=%.3f (signature threads %zu)\n", n, cold, threads);
   std::printf("block_%zu_transfers_cold_1thread_s=%.3f\n", n, cold1);
   std::printf("block_%zu_transfers_warm_s=%.3f (after CheckTx; goal <= 0.5 s)\n", n, warm);
+  std::printf("prepare_proposal_%zu_s=%.3f (each tx whole: ante and messages)\n", n,
+              proposal.prepare);
+  std::printf("process_proposal_%zu_s=%.3f (each tx's ante)\n", n, proposal.process);
   std::printf("{\"accounts\":%zu,\"raw_verify_per_cpu_s\":%.0f,\"checktx_per_cpu_s\":%.0f,"
               "\"checktx_vs_raw_cpu\":%.3f,\"raw_verify_per_wall_s\":%.0f,"
               "\"checktx_per_wall_s\":%.0f,\"block_cold_s\":%.4f,"
-              "\"block_cold_1thread_s\":%.4f,\"block_warm_s\":%.4f}\n",
+              "\"block_cold_1thread_s\":%.4f,\"block_warm_s\":%.4f,"
+              "\"prepare_proposal_s\":%.4f,\"process_proposal_s\":%.4f}\n",
               n, raw.cpu, check.cpu, check.cpu / raw.cpu, raw.wall, check.wall, cold, cold1,
-              warm);
+              warm, proposal.prepare, proposal.process);
   return 0;
 }

@@ -95,6 +95,7 @@ FEE_COLLECTOR = cosmos_tx.bech32_encode("kairos", hashlib.sha256(b"fee_collector
 
 # Cosmos SDK codes (codespace sdk) the tests expect.
 CODE_TX_DECODE = 2
+CODE_INSUFFICIENT_FUNDS = 5  # also a tx its payer cannot cover after its pooled txs
 CODE_INSUFFICIENT_FEE = 13  # also an underpriced replacement in the app mempool
 CODE_INVALID_REQUEST = 18
 CODE_TX_IN_MEMPOOL = 19

@@ -4,19 +4,23 @@
 script a second time as e2e.app_mempool.mempool).
 
 Txs are signed here by cosmos_tx.py (explicit sequence, fee and gas) with a gas limit of GAS, so
-a fee of p * GAS stake has priority p (fee per gas, integer division, as the SDK's
-GetTxPriority). Scenarios:
-- fees: 30 senders, fees in random order, blocks of 3 txs (genesis block.max_gas): a tx with a
-  higher fee is never in a later block than a lower-fee tx that it was in the pool with when that
-  block was proposed, and a block lists its txs by priority.
-- nonces: one sender's 50 txs (sequences 0..49, varied fees) broadcast shuffled are all accepted
-  (the early ones parked), and land in sequence order.
-- full: a pool of max_txs = 5 refuses a fee that is not above its lowest (code 20, the log names
-  the priority needed) and takes a higher one by evicting the lowest, which never lands.
+a fee of p * GAS stake pays p per gas: the priority, compared exactly (Q64.64 fixed point, not an
+integer division, so gas prices below 1 per gas, the usual Cosmos fee levels, order too).
+Prices below are mostly such realistic ones ("0.025" per gas), and some large whole ones.
+Scenarios:
+- fees: 30 senders, gas prices 0.0225..0.045 in random order, blocks of 3 txs (genesis
+  block.max_gas): a tx with a higher fee per gas is never in a later block than a lower one that
+  it was in the pool with when that block was proposed, and a block lists its txs by fee per gas.
+- nonces: one sender's 50 txs (sequences 0..49, whole prices 1..10) broadcast shuffled are all
+  accepted (those behind a gap parked, with max_parked_per_sender = 64), and land in sequence
+  order.
+- full: a pool of max_txs = 5 refuses a fee per gas that is not above its lowest (code 20, the log
+  names the fee that would do for the tx's gas limit) and takes a higher one by evicting the
+  lowest, which never lands.
 - sender cap: max_txs_per_sender = 3 refuses a sender's fourth tx (code 20), not another
   sender's; once the three land, the fourth is accepted.
-- replacement: same sender and sequence at +10% priority replaces (the old tx never lands), +5%
-  is refused with code 13 naming the priority needed.
+- replacement: same sender and sequence at +10% (0.025 -> 0.0275 per gas) replaces (the old tx
+  never lands), +5% is refused with code 13 naming the fee needed.
 - duplicate: what a client sees when it sends a tx that is in the pool again.
 
 The full, sender cap, replacement and duplicate scenarios need the pool to keep its txs while they run: their
@@ -26,27 +30,36 @@ before it (CheckTx and queries see the genesis state). `before_first_block` chec
 
 import random
 import re
+from decimal import Decimal
 
 import harness
 from harness import (CODE_INSUFFICIENT_FEE, CODE_MEMPOOL_FULL, CODE_TX_IN_MEMPOOL, DENOM, check,
                      log, tx_hash)
 
-GAS = 100_000  # every tx's gas limit: a fee of p * GAS has priority p
+GAS = 100_000  # every tx's gas limit: a fee of p * GAS pays p per gas
 COINS = 1_000_000_000
 STALL = "8s"  # timeout_commit of the chains whose first block must wait for the test steps
 
 # Every reason the Stats query lists (proto/kairos/mempool/v1/query.proto), even at zero.
 REASONS = {
     "rejections": {"duplicate", "full", "replacement_underpriced", "sender_cap", "too_large",
-                   "nonce_too_low"},
+                   "nonce_too_low", "parked_cap"},
     "evictions": {"evicted", "replaced"},
-    "expiries": {"expired_blocks", "expired_time"},
+    "expiries": {"expired_blocks", "expired_time", "expired_parked"},
     "removals": {"included", "recheck_failed", "stale_nonce"},
 }
 
 
-def fee(priority):
-    return f"{priority * GAS}{DENOM}"
+def fee_amount(price):
+    """The fee paying `price` (an int, a Decimal, or a decimal string like "0.025") per gas for
+    GAS."""
+    amount = Decimal(price) * GAS
+    check(amount == amount.to_integral_value(), f"{price} per gas is not a whole fee for {GAS} gas")
+    return int(amount)
+
+
+def fee(price):
+    return f"{fee_amount(price)}{DENOM}"
 
 
 def start_node(node, senders, block_txs=None, timeout_commit=None, kairos_mempool=None,
@@ -87,11 +100,11 @@ def check_account(node, who, numbers, sequence):
     check(acc["sequence"] == sequence, f"{who}: sequence {acc['sequence']}, expected {sequence}")
 
 
-def send(node, numbers, frm, sequence, priority, amount=1, memo=""):
-    """A signed MsgSend of `amount` stake from `frm` to the sink with the given sequence and
-    priority (fee = priority * GAS, gas limit GAS)."""
+def send(node, numbers, frm, sequence, price, amount=1, memo=""):
+    """A signed MsgSend of `amount` stake from `frm` to the sink with the given sequence, paying
+    `price` per gas (fee = price * GAS, gas limit GAS)."""
     return node.build_send(frm, "sink", f"{amount}{DENOM}", account_number=numbers[frm],
-                           fee=fee(priority), gas_limit=GAS, sequence=sequence, memo=memo)
+                           fee=fee(price), gas_limit=GAS, sequence=sequence, memo=memo)
 
 
 def expect_code(res, code, what, log_has=None):
@@ -133,7 +146,8 @@ def test_higher_fees_first():
         start_node(node, senders, block_txs=3, timeout_commit="1500ms")
         numbers = account_numbers(node, senders)
         rng = random.Random(70)
-        priorities = [1 + i % 10 for i in range(n)]
+        # 0.0225 .. 0.045 per gas: every one of them was priority 0 as an integer division.
+        priorities = [Decimal("0.02") + Decimal("0.0025") * (1 + i % 10) for i in range(n)]
         rng.shuffle(priorities)
         txs = [send(node, numbers, s, 0, p, amount=1 + i)
                for i, (s, p) in enumerate(zip(senders, priorities))]
@@ -186,7 +200,7 @@ def test_higher_fees_first():
             f"left the higher one for a later block")
 
         for s, p, i in zip(senders, priorities, range(n)):
-            want = COINS - (1 + i) - p * GAS
+            want = COINS - (1 + i) - fee_amount(p)
             got = node.query_balance(s)
             check(got == want, f"{s}: balance {got}, expected {want}")
             check_account(node, s, numbers, 1)
@@ -200,7 +214,9 @@ def test_higher_fees_first():
 def test_sender_nonce_order():
     n = 50
     with harness.Node("mp-nonces") as node:
-        start_node(node, ["alice"], block_txs=10)  # 50 txs take at least 5 blocks
+        # 50 txs take at least 5 blocks. Shuffled, up to 49 wait parked at once: above the
+        # default mempool.max_parked_per_sender (16), which refuses the excess with code 20.
+        start_node(node, ["alice"], block_txs=10, kairos_mempool={"max_parked_per_sender": 64})
         numbers = account_numbers(node, ["alice"])
         priorities = [1 + (seq * 7) % 10 for seq in range(n)]  # fees do not follow sequences
         txs = [send(node, numbers, "alice", seq, priorities[seq], amount=100 + seq)
@@ -228,7 +244,7 @@ def test_sender_nonce_order():
         log(f"50 txs landed in sequence order in blocks {heights}")
 
         check_account(node, "alice", numbers, n)
-        want = COINS - sum(100 + seq for seq in range(n)) - sum(priorities) * GAS
+        want = COINS - sum(100 + seq for seq in range(n)) - sum(fee_amount(p) for p in priorities)
         check(node.query_balance("alice") == want,
               f"alice's balance {node.query_balance('alice')}, expected {want}")
         check(node.query_balance("sink") == sum(100 + seq for seq in range(n)), "sink balance")
@@ -237,30 +253,33 @@ def test_sender_nonce_order():
 
 
 def test_full_pool_evicts_lowest():
-    fill = ["f2", "f3", "f4", "f5", "f6"]  # f<p> sends one tx of priority p
+    # f<k> sends one tx paying 0.02 + k * 0.0025 per gas (f2: 0.025); "high" pays 0.05.
+    fill = ["f2", "f3", "f4", "f5", "f6"]
+    price = {s: Decimal("0.02") + Decimal("0.0025") * int(s[1:]) for s in fill}
     with harness.Node("mp-full") as node:
         start_node(node, fill + ["low", "high"], timeout_commit=STALL,
                    kairos_mempool={"max_txs": 5})
         numbers = account_numbers(node, fill + ["low", "high"])
-        fill_txs = {s: send(node, numbers, s, 0, int(s[1:])) for s in fill}
-        at_lowest = send(node, numbers, "low", 0, 2)
-        below = send(node, numbers, "low", 0, 1, memo="lower still")
-        high = send(node, numbers, "high", 0, 9)
+        fill_txs = {s: send(node, numbers, s, 0, price[s]) for s in fill}
+        at_lowest = send(node, numbers, "low", 0, "0.025")
+        below = send(node, numbers, "low", 0, "0.02499", memo="lower still")
+        high = send(node, numbers, "high", 0, "0.05")
 
         for s, tx in fill_txs.items():
-            expect_code(node.broadcast_sync(tx), 0, f"fill tx of priority {s[1:]}")
+            expect_code(node.broadcast_sync(tx), 0, f"fill tx of {price[s]} per gas")
         stats = node.mempool_stats()
         check(stats["size"] == 5 and stats["senders"] == 5, f"Stats of a full pool: {stats}")
         check_stats_reasons(stats)
 
-        for tx, p in ((at_lowest, 2), (below, 1)):
+        for tx, p in ((at_lowest, "0.025"), (below, "0.02499")):
             res = expect_code(node.broadcast_sync(tx), CODE_MEMPOOL_FULL,
-                              f"priority {p} into a full pool whose lowest is 2",
-                              log_has="mempool is full")
-            m = re.search(r"needs priority >= (\d+)", res.get("log", ""))
-            check(m and int(m.group(1)) == 3,
-                  f"priority {p}: the log must name the priority needed (>= 3): {res}")
-        expect_code(node.broadcast_sync(high), 0, "priority 9 into the full pool")
+                              f"{p} per gas into a full pool whose lowest is 0.025",
+                              log_has="a tx needs a fee per gas above 0.025 to evict")
+            m = re.search(r"that is a fee of at least (\d+)" + DENOM, res.get("log", ""))
+            want = fee_amount("0.025") + 1
+            check(m and int(m.group(1)) == want,
+                  f"{p} per gas: the log must name the fee needed ({want}{DENOM}): {res}")
+        expect_code(node.broadcast_sync(high), 0, "0.05 per gas into the full pool")
         stats = node.mempool_stats()
         before_first_block(node, "full pool")
         check(stats["size"] == 5, f"Stats after an eviction: size {stats['size']}: {stats}")
@@ -274,11 +293,10 @@ def test_full_pool_evicts_lowest():
         # Block 1 takes what the pool holds: the four other fill txs and the high one.
         for s in fill[1:]:
             check(node.wait_tx(fill_txs[s])["code"] == 0, f"fill tx {s} failed")
-        check(node.wait_tx(high)["code"] == 0, "the priority 9 tx failed")
+        check(node.wait_tx(high)["code"] == 0, "the 0.05 per gas tx failed")
         wait_pool_empty(node)
-        for tx, what in ((fill_txs["f2"], "the evicted priority 2 tx"),
-                         (at_lowest, "the refused priority 2 tx"), (below, "the refused "
-                                                                           "priority 1 tx")):
+        for tx, what in ((fill_txs["f2"], "the evicted 0.025 tx"),
+                         (at_lowest, "the refused 0.025 tx"), (below, "the refused 0.02499 tx")):
             check(node.find_tx(tx) is None, f"{what} landed: {node.find_tx(tx)}")
         check_account(node, "f2", numbers, 0)  # the evicted sender's sequence did not move
         check(node.query_balance("f2") == COINS, "the evicted sender paid a fee")
@@ -325,15 +343,17 @@ def test_replacement():
     with harness.Node("mp-replace") as node:
         start_node(node, ["rita"], timeout_commit=STALL)
         numbers = account_numbers(node, ["rita"])
-        old = send(node, numbers, "rita", 0, 20, amount=1)
-        under = send(node, numbers, "rita", 0, 21, amount=2)  # +5%
-        new = send(node, numbers, "rita", 0, 22, amount=3)  # +10%
+        old = send(node, numbers, "rita", 0, "0.025", amount=1)
+        under = send(node, numbers, "rita", 0, "0.02625", amount=2)  # +5%
+        new = send(node, numbers, "rita", 0, "0.0275", amount=3)  # +10%
 
-        expect_code(node.broadcast_sync(old), 0, "sequence 0 at priority 20")
+        expect_code(node.broadcast_sync(old), 0, "sequence 0 at 0.025 per gas")
         expect_code(node.broadcast_sync(under), CODE_INSUFFICIENT_FEE,
-                    "sequence 0 again at priority 21 (+5%)",
-                    log_has="replacement of sequence 0 needs priority >= 22")
-        expect_code(node.broadcast_sync(new), 0, "sequence 0 again at priority 22 (+10%)")
+                    "sequence 0 again at 0.02625 per gas (+5%)",
+                    log_has="replacement of sequence 0 needs a fee per gas of at least 0.0275 "
+                            "(+10%), got 0.02625; with its gas limit of 100000 that is a fee of "
+                            "at least 2750" + DENOM)
+        expect_code(node.broadcast_sync(new), 0, "sequence 0 again at 0.0275 per gas (+10%)")
         stats = node.mempool_stats()
         before_first_block(node, "replacement")
         check(stats["size"] == 1, f"Stats after a replacement: {stats}")
@@ -347,8 +367,9 @@ def test_replacement():
         for tx, what in ((old, "the replaced tx"), (under, "the underpriced replacement")):
             check(node.find_tx(tx) is None, f"{what} landed too")
         check_account(node, "rita", numbers, 1)
-        check(node.query_balance("rita") == COINS - 3 - 22 * GAS,
-              f"rita paid {COINS - node.query_balance('rita')}, expected 3 + {22 * GAS}")
+        check(node.query_balance("rita") == COINS - 3 - fee_amount("0.0275"),
+              f"rita paid {COINS - node.query_balance('rita')}, expected 3 + "
+              f"{fee_amount('0.0275')}")
         log(f"the replacement landed in block {w['height']}; the old tx never did")
 
 

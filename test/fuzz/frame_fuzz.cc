@@ -99,7 +99,7 @@ class Fixture {
     options.write_buffer_bytes = 1u << 20;
     auto store = kairos::store::MerkleStore::Open(options);
     Check(store.ok(), "cannot open the store");
-    auto app = kairos::app::KairosApp::Open(std::move(*store), kairos::store::KvLimits{});
+    auto app = kairos::app::KairosApp::Open(std::move(*store), kairos::app::AppOptions{});
     Check(app.ok(), "cannot open KairosApp");
     app_ = std::move(*app);
     dispatcher_ = std::make_unique<kairos::abci::Dispatcher>(*app_);

@@ -122,19 +122,19 @@ TEST_CASE("ValidateBasic: signatures present and matching the signers; skipped o
           "[ante]") {
   Harness h;
   ante::Tx tx = DecodedSend();
-  CHECK(h.Run(std::make_unique<ante::ValidateBasicDecorator>(), tx).ok());
+  CHECK(h.Run(std::make_unique<ante::ValidateBasicDecorator>(h.auth), tx).ok());
   ante::Tx none = tx;
   none.signatures.clear();
-  ante::TxStatus s = h.Run(std::make_unique<ante::ValidateBasicDecorator>(), none);
+  ante::TxStatus s = h.Run(std::make_unique<ante::ValidateBasicDecorator>(h.auth), none);
   CHECK(s.code() == 15);
   CHECK(s.log() == "no signatures supplied: no signatures supplied");
   ante::Tx two = tx;
   two.signatures.push_back(tx.signatures[0]);
-  s = h.Run(std::make_unique<ante::ValidateBasicDecorator>(), two);
+  s = h.Run(std::make_unique<ante::ValidateBasicDecorator>(h.auth), two);
   CHECK(s.code() == 4);
   CHECK(s.log() == "wrong number of signers; expected 1, got 2: unauthorized");
   h.ctx.mode = ante::ExecMode::kReCheck;
-  CHECK(h.Run(std::make_unique<ante::ValidateBasicDecorator>(), none).ok());
+  CHECK(h.Run(std::make_unique<ante::ValidateBasicDecorator>(h.auth), none).ok());
 }
 
 TEST_CASE("TxTimeoutHeight: height (30) and timestamp (42); equal values pass", "[ante]") {
@@ -187,7 +187,7 @@ TEST_CASE("DeductFee: fee to the collector, priority = fee per gas, min gas pric
   {
     Harness h;
     REQUIRE(h.Run(DeductFee(h), DecodedSend(o)).ok());
-    CHECK(h.ctx.priority == 4);
+    CHECK(h.ctx.priority == ante::FeePerGas{4} << 64);  // 4 per gas, Q64.64
     CHECK(*h.bank.GetBalance(h.state, kAlice.address, "stake") == 600);
     CHECK(*h.bank.GetBalance(h.state, app::FeeCollectorAddress(), "stake") == 400);
     REQUIRE(h.ctx.events.size() == 1);
@@ -222,6 +222,32 @@ TEST_CASE("DeductFee: fee to the collector, priority = fee per gas, min gas pric
     CHECK(s.code() == 9);
     CHECK(s.log() == "fee payer address: " + kNobody.bech32 + " does not exist: unknown address");
   }
+}
+
+TEST_CASE("FeePerGasQ64: the fee per gas exactly in Q64.64, the least coin, saturated",
+          "[ante]") {
+  const auto fee = [](const char* text) { return *ante::Coins::Parse(text); };
+  constexpr ante::FeePerGas kOne = ante::FeePerGas{1} << 64;
+  // A usual Cosmos fee level: 0.025 per gas, which integer division made 0.
+  CHECK(ante::FeePerGasQ64(fee("5000stake"), 200000) == kOne / 40);  // floor(2^64 / 40)
+  CHECK(ante::FeePerGasQ64(fee("5000stake"), 200000) <
+        ante::FeePerGasQ64(fee("5001stake"), 200000));
+  CHECK(ante::FeePerGasQ64(fee("5000stake"), 200000) ==
+        ante::FeePerGasQ64(fee("2500stake"), 100000));  // the same rate, another gas limit
+  CHECK(ante::FeePerGasQ64(fee("1stake"), 3) == kOne / 3);
+  CHECK(ante::FeePerGasQ64(fee("7stake"), 2) == 3 * kOne + kOne / 2);
+  // The least coin sets it, as the SDK's GetTxPriority.
+  CHECK(ante::FeePerGasQ64(fee("100atom,5000stake"), 200000) ==
+        ante::FeePerGasQ64(fee("100atom"), 200000));
+  // No fee or no gas: 0.
+  CHECK(ante::FeePerGasQ64(ante::Coins(), 200000) == 0);
+  CHECK(ante::FeePerGasQ64(fee("5stake"), 0) == 0);
+  // 2^64 per gas and above saturate at 2^128 - 1, as does an amount of 2^192 or more.
+  const ante::FeePerGas kMax = ~ante::FeePerGas{0};
+  CHECK(ante::FeePerGasQ64(fee("18446744073709551615stake"), 1) == kMax - kOne + 1);
+  CHECK(ante::FeePerGasQ64(fee("36893488147419103232stake"), 1) == kMax);  // 2^65
+  const std::string huge = ante::ToString(ante::Uint256(1) << 200);
+  CHECK(ante::FeePerGasQ64(fee((huge + "stake").c_str()), 7) == kMax);
 }
 
 TEST_CASE("SetPubKey: stores the key on first use; a key of another address is refused (8)",
@@ -390,7 +416,7 @@ TEST_CASE("the ante's account memo charges exactly the store reads it saves", "[
   auto decorators = [](const app::AuthKeeper& auth, const app::BankKeeper& bank) {
     std::vector<std::unique_ptr<ante::Decorator>> list;
     list.push_back(std::make_unique<ante::ExtensionOptionsDecorator>());
-    list.push_back(std::make_unique<ante::ValidateBasicDecorator>());
+    list.push_back(std::make_unique<ante::ValidateBasicDecorator>(auth));
     list.push_back(std::make_unique<ante::TxTimeoutHeightDecorator>());
     list.push_back(std::make_unique<ante::ValidateMemoDecorator>(auth));
     list.push_back(std::make_unique<ante::ConsumeTxSizeGasDecorator>(auth));

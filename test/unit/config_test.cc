@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/config.h"
+#include "app/node_options.h"
 #include "temp_dir.h"
 
 using kairos::app::Config;
@@ -30,8 +31,6 @@ void CheckSame(const Config& got, const Config& want) {
   CHECK(got.keep_recent == want.keep_recent);
   CHECK(got.prune_interval == want.prune_interval);
   CHECK(got.checkpoint_interval == want.checkpoint_interval);
-  CHECK(got.max_key_bytes == want.max_key_bytes);
-  CHECK(got.max_value_bytes == want.max_value_bytes);
   CHECK(got.page_cache_pages == want.page_cache_pages);
   CHECK(got.block_cache_bytes == want.block_cache_bytes);
   CHECK(got.verify_on_open == want.verify_on_open);
@@ -223,7 +222,7 @@ TEST_CASE("the default config text mentions every key and parses to the defaults
   for (const char* line :
        {"[abci]\n", "\naddress = ", "\nmax_frame_bytes = ", "\nmax_pending_requests = ",
         "\nio_threads = ", "[log]\n", "\nlevel = ", "\nformat = ", "[db]\n", "\ndir = ", "[store]\n", "\nkeep_recent = ",
-        "\nprune_interval = ", "\ncheckpoint_interval = ", "\nmax_key_bytes = ", "\nmax_value_bytes = ",
+        "\nprune_interval = ", "\ncheckpoint_interval = ",
         "\npage_cache_pages = ", "\nblock_cache_bytes = ", "\nverify_on_open = ",
         "[metrics]\n"}) {
     CHECK_THAT(text, Catch::Contains(line));
@@ -243,14 +242,11 @@ TEST_CASE("config.toml.example is exactly what kairosd init writes", "[config]")
 TEST_CASE("the [store] keys are read and checked", "[config]") {
   const Config c = MustParse(
       "[store]\nkeep_recent = 0\nprune_interval = 5\ncheckpoint_interval = 30\n"
-      "max_key_bytes = 64\n"
-      "max_value_bytes = 1024\npage_cache_pages = 10\nblock_cache_bytes = 0\n"
+      "page_cache_pages = 10\nblock_cache_bytes = 0\n"
       "verify_on_open = false\n");
   CHECK(c.keep_recent == 0);
   CHECK(c.prune_interval == 5);
   CHECK(c.checkpoint_interval == 30);
-  CHECK(c.max_key_bytes == 64);
-  CHECK(c.max_value_bytes == 1024);
   CHECK(c.page_cache_pages == 10);
   CHECK(c.block_cache_bytes == 0);
   CHECK_FALSE(c.verify_on_open);
@@ -268,6 +264,28 @@ TEST_CASE("the [store] keys are read and checked", "[config]") {
              Catch::Contains("unknown key 'store.keep'") && Catch::Contains("keep_recent"));
 }
 
+TEST_CASE("the old size-limit keys are ignored with a warning naming where they moved",
+          "[config]") {
+  // Every config.toml an earlier `kairosd init` wrote has them; they are genesis params now.
+  CHECK(MustParse(DefaultConfigToml()).warnings.empty());
+  const Config c = MustParse("[store]\nmax_key_bytes = 64\nmax_value_bytes = \"x\"\n");
+  CheckSame(c, Config{});
+  REQUIRE(c.warnings.size() == 2);
+  CHECK(c.warnings[0] ==
+        std::string(kOrigin) +
+            ": store.max_key_bytes = 64 is ignored: the largest key a tx may write is a chain "
+            "parameter now, app_state.store.max_key_bytes in genesis.json (default 4096), so that "
+            "every validator computes the same state (a chain that has started keeps the limit "
+            "it has in its state). Delete the line to silence this warning.");
+  CHECK_THAT(c.warnings[1],
+             Catch::StartsWith(std::string(kOrigin) + ": store.max_value_bytes = \"x\" is "
+                               "ignored: the largest value a tx may write is a chain parameter "
+                               "now, app_state.store.max_value_bytes in genesis.json"));
+  // Other unknown [store] keys are still errors.
+  CHECK_THAT(ErrorOf("[store]\nmax_key_byte = 64\n"),
+             Catch::Contains("unknown key 'store.max_key_byte'"));
+}
+
 TEST_CASE("tx.min_gas_prices is parsed, and a bad one names the key and the entry", "[config]") {
   CHECK(MustParse("[tx]\nmin_gas_prices = \"0.025stake\"\n").min_gas_prices == "0.025stake");
   const std::string e = ErrorOf("[tx]\nmin_gas_prices = \"0.025\"\n");
@@ -280,7 +298,24 @@ TEST_CASE("[mempool] keys are parsed, and bad ones name the key", "[config]") {
   const auto c = MustParse(
       "[mempool]\nmax_txs = 7\nmax_bytes = 4096\nmax_tx_bytes = 1024\nmax_txs_per_sender = 2\n"
       "replace_bump_percent = 25\nttl_blocks = 3\nttl_duration = \"90s\"\n"
-      "recheck_budget = \"50ms\"\nparked_ttl_blocks = 0\nregossip_interval = \"2s\"\n");
+      "recheck_budget = \"50ms\"\nparked_ttl_blocks = 0\nregossip_interval = \"2s\"\n"
+      "max_parked_per_sender = 3\nmax_parked = 40\n");
+  CHECK(c.mempool_max_parked_per_sender == 3);
+  CHECK(c.mempool_max_parked == 40);
+  CHECK(Config{}.mempool_max_parked_per_sender == 16);
+  CHECK(Config{}.mempool_max_parked == 1000);
+  // And they reach the node's mempool (main builds its options with AppOptionsFor).
+  const kairos::app::AppOptions options = kairos::app::AppOptionsFor(c);
+  CHECK(options.mempool.max_txs == 7);
+  CHECK(options.mempool.max_txs_per_sender == 2);
+  CHECK(options.mempool.max_parked_per_sender == 3);
+  CHECK(options.mempool.max_parked == 40);
+  CHECK(options.mempool.replace_bump_percent == 25);
+  CHECK(options.mempool_parked_ttl_blocks == 0);
+  CHECK_THAT(ErrorOf("[mempool]\nmax_parked = -1\n"),
+             Catch::Contains("mempool.max_parked must be an integer from 0 to 100000000"));
+  CHECK_THAT(ErrorOf("[mempool]\nmax_parked_per_sender = 100001\n"),
+             Catch::Contains("mempool.max_parked_per_sender"));
   CHECK(*kairos::app::ParseConfigDuration(c.mempool_regossip_interval, "k") == 2'000'000'000);
   CHECK(Config{}.mempool_regossip_interval == "10s");
   CHECK(c.mempool_max_txs == 7);

@@ -19,7 +19,9 @@
 
 #include "abci/dispatcher.h"
 #include "app/hex.h"
+#include "app/config.h"
 #include "app/kairos_app.h"
+#include "app/node_options.h"
 #include "app/version.h"
 #include "cosmos/auth/v1beta1/auth.pb.h"
 #include "cosmos/auth/v1beta1/query.pb.h"
@@ -666,14 +668,19 @@ ChildAnswer RunTestInChild(const std::string& spec) {
 
 }  // namespace
 
+// Funded()'s app_state with an app_state.store section.
+std::string AppStateWithStore(const std::string& store_json) {
+  std::string app_state = AppStateJson(Funded());
+  app_state.pop_back();
+  return app_state + R"(,"store":)" + store_json + "}";
+}
+
 // Run by the next test in a child process (hidden: not run on its own).
-TEST_CASE("child: a tx over the chain's key limit after a restart with a larger config",
-          "[.][kairos_app_child]") {
+TEST_CASE("child: a tx over the chain's key limit, after a restart", "[.][kairos_app_child]") {
   Node node;
-  node.options.genesis_limits.max_key_bytes = kChainMaxKey;
-  InitChain(node.Open());
+  InitChain(node.Open(), 1,
+            AppStateWithStore(R"({"max_key_bytes":")" + std::to_string(kChainMaxKey) + R"("})"));
   Block(node.app(), 1);
-  node.options.genesis_limits.max_key_bytes = 4096;
   KairosApp& app = node.Open();
   std::cout << "limit " << app.limits().max_key_bytes << std::endl;
   SendOptions unordered;
@@ -693,32 +700,111 @@ TEST_CASE("child: a tx over the chain's key limit after a restart with a larger 
   CHECK(Model::Genesis(Funded(), 1, chain_limits).Root(app, 2) == res.app_hash());
 }
 
-TEST_CASE("the size limits are the chain's, fixed at genesis, not each node's config",
+TEST_CASE("the size limits are the chain's: from genesis app_state.store, kept in the state",
           "[kairos_app]") {
-  // The operator raises the limit in config.toml and restarts: the chain's limit still rules,
-  // in CheckTx and in FinalizeBlock, so every node keeps computing the same results. A tx
-  // over it is refused with a code (an invalid tx never stops a node).
+  // A tx over the chain's limit is refused with a code (an invalid tx never stops a node), in
+  // CheckTx and in FinalizeBlock, after a restart too.
   const ChildAnswer child = RunTestInChild("[kairos_app_child]");
   INFO("child output:\n" << child.output);
   CHECK(WIFEXITED(child.exit_status));
   CHECK(WEXITSTATUS(child.exit_status) == 0);  // 74: the node stopped on the tx
   CHECK_THAT(child.output, Catch::Contains("limit 40\n"));
-  CHECK_THAT(child.output, Catch::Contains("check 18 ") && Catch::Contains("store.max_key_bytes"));
+  CHECK_THAT(child.output, Catch::Contains("check 18 ") &&
+                               Catch::Contains("(genesis app_state.store.max_key_bytes)"));
   CHECK_THAT(child.output, Catch::Contains("finalize 18 "));
 
-  // The limit itself, in this process: fixed at genesis, read back from the state.
+  // The limits themselves, in this process: written by InitChain, read back from the state.
   Node node;
-  node.options.genesis_limits.max_key_bytes = kChainMaxKey;
-  const std::string genesis = InitChain(node.Open()).app_hash();
+  const std::string genesis =
+      InitChain(node.Open(), 1,
+                AppStateWithStore(R"({"max_key_bytes":")" + std::to_string(kChainMaxKey) +
+                                  R"(","max_value_bytes":4096})"))
+          .app_hash();
   Block(node.app(), 1);
-  node.options.genesis_limits.max_key_bytes = 4096;
-  node.options.genesis_limits.max_value_bytes = 1 << 10;
   KairosApp& app = node.Open();
   CHECK(app.limits().max_key_bytes == kChainMaxKey);
-  CHECK(app.limits().max_value_bytes == store::KvLimits{}.max_value_bytes);
+  CHECK(app.limits().max_value_bytes == 4096);
   store::KvLimits chain_limits;
   chain_limits.max_key_bytes = kChainMaxKey;
+  chain_limits.max_value_bytes = 4096;
   CHECK(Model::Genesis(Funded(), 1, chain_limits).Root(app, 1) == genesis);
+
+  // Without app_state.store, the defaults.
+  Node plain;
+  InitChain(plain.Open());
+  Block(plain.app(), 1);
+  CHECK(plain.Open().limits().max_key_bytes == store::KvLimits{}.max_key_bytes);
+  CHECK(plain.app().limits().max_value_bytes == store::KvLimits{}.max_value_bytes);
+}
+
+TEST_CASE("a bad app_state.store stops InitChain with its JSON path", "[kairos_app]") {
+  Node node;
+  KairosApp& app = node.Open();
+  for (const auto& [store_json, message] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"max_key_bytes":"0"})",
+            "genesis app_state.store.max_key_bytes: must be from 1 to 65536, got 0"},
+           {R"({"max_value_bytes":"67108865"})",
+            "genesis app_state.store.max_value_bytes: must be from 1 to 67108864, got 67108865"},
+           {R"({"max_key_bytes":"4k"})",
+            "genesis app_state.store.max_key_bytes: not a non-negative 64-bit integer: \"4k\""},
+           {R"({"max_keys":1})", "genesis app_state.store.max_keys: unknown field (known: "
+                                 "max_key_bytes, max_value_bytes)"},
+           {R"({"max_key_bytes":20})",  // too small for the genesis accounts' keys
+            "genesis account: invalid argument: key of 24 bytes exceeds the limit of 20 "
+            "(genesis app_state.store.max_key_bytes)"}}) {
+    INFO(store_json);
+    try {
+      InitChain(app, 1, AppStateWithStore(store_json));
+      FAIL("InitChain accepted it");
+    } catch (const std::runtime_error& e) {
+      CHECK(std::string(e.what()) == message);
+    }
+  }
+  CHECK(app.last_height() == 0);
+}
+
+TEST_CASE("two nodes whose configs differ compute the same app hashes", "[kairos_app]") {
+  // Each node opens its store and app from its own config.toml, as kairosd does. The size limits
+  // were once node settings that InitChain wrote into the genesis state, so two validators
+  // whose configs differed computed different app hashes from block 1 on.
+  struct ConfiguredNode {
+    TempDir dir;
+    std::unique_ptr<KairosApp> app;
+    explicit ConfiguredNode(const std::string& toml) {
+      auto config = app::ParseConfig(toml, "config.toml");
+      INFO(config.status().message());
+      REQUIRE(config.ok());
+      auto db = store::MerkleStore::Open(app::StoreOptionsFor(*config, dir / "data"));
+      REQUIRE(db.ok());
+      auto opened = KairosApp::Open(std::move(*db), app::AppOptionsFor(*config));
+      REQUIRE(opened.ok());
+      app = std::move(*opened);
+    }
+  };
+  ConfiguredNode plain("");
+  ConfiguredNode small("[store]\nmax_key_bytes = " + std::to_string(kChainMaxKey) +
+                       "\nmax_value_bytes = 1024\n");
+  const std::string genesis_plain = InitChain(*plain.app).app_hash();
+  const std::string genesis_small = InitChain(*small.app).app_hash();
+  CHECK(app::HexEncode(genesis_plain) == app::HexEncode(genesis_small));
+  SendOptions unordered;  // writes a 43-byte nonce key
+  unordered.unordered = true;
+  unordered.timeout_unix_nanos = TimeOf(2) + 60 * kSecond;
+  const std::vector<Txs> blocks = {{Send(kAlice, kBob, "10stake", 0, 0)},
+                                   {SendWith(kAlice, kBob, "5stake", unordered)}};
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const auto height = static_cast<std::int64_t>(i + 1);
+    INFO("block " << height);
+    const pb::ResponseFinalizeBlock a = Finalize(*plain.app, height, blocks[i]);
+    const pb::ResponseFinalizeBlock b = Finalize(*small.app, height, blocks[i]);
+    REQUIRE(a.tx_results_size() == 1);
+    REQUIRE(b.tx_results_size() == 1);
+    CHECK(a.tx_results(0).code() == 0);
+    CHECK(b.tx_results(0).code() == 0);
+    CHECK(app::HexEncode(a.app_hash()) == app::HexEncode(b.app_hash()));
+    plain.app->Commit({});
+    small.app->Commit({});
+  }
 }
 
 TEST_CASE("CheckTx runs the tx on the check state", "[kairos_app]") {

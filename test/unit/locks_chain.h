@@ -131,7 +131,7 @@ class LocksChain {
       auto db = store::MerkleStore::Open(so);
       REQUIRE(db.ok());
       store_ = db->get();  // owned by the app; read here for the invariants
-      auto a = app::KairosApp::Open(std::move(*db), store::KvLimits{});
+      auto a = app::KairosApp::Open(std::move(*db), app::AppOptions{});
       REQUIRE(a.ok());
       app_ = std::move(*a);
       tendermint::abci::RequestInitChain req;

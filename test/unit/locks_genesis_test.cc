@@ -140,7 +140,7 @@ std::string InitChainError(const std::string& app_state, std::int64_t initial_he
   so.dir = dir / "data";
   auto db = store::MerkleStore::Open(so);
   REQUIRE(db.ok());
-  auto app = app::KairosApp::Open(std::move(*db), store::KvLimits{});
+  auto app = app::KairosApp::Open(std::move(*db), app::AppOptions{});
   REQUIRE(app.ok());
   tendermint::abci::RequestInitChain req;
   req.set_chain_id("c");

@@ -3,8 +3,13 @@
 // commits (Update with txs taken by a reap and new base nonces), reaps with random verdicts and
 // ReapMax, run on both. The model is a plain vector that recomputes everything naively (the
 // eviction frontier at every step, the reap by repeatedly picking the best available tx, the
-// least sufficient priority by trying priorities one by one); both must make the same decisions.
+// least sufficient priority by trying each one just above a resident tx's, the replacement bump
+// in arbitrary-precision arithmetic); both must make the same decisions. Priorities are fees per
+// gas as the app computes them: mostly below 1 per gas with ties across gas limits, some whole
+// numbers, a few near the Q64.64 maximum.
 #include <catch2/catch.hpp>
+
+#include <boost/multiprecision/cpp_int.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -19,7 +24,7 @@
 namespace kairos::mempool {
 namespace {
 
-constexpr std::int64_t kMaxPriority = std::numeric_limits<std::int64_t>::max();
+const Priority kMaxPriority = Priority::Max();
 
 using Removal = std::pair<Hash, RemoveReason>;
 
@@ -34,10 +39,11 @@ struct Entry {
 struct ModelResult {
   bool ok = false;
   RejectReason reject{};
-  std::int64_t needed = 0;
+  Priority needed;
   std::optional<Hash> replaced;
   std::vector<Hash> evicted, promoted, stale;
   bool parked = false;
+  std::uint64_t waiting_for = 0;
 };
 
 // A verdict for the visited tx: a function of the tx and of how many were visited before, so
@@ -98,39 +104,63 @@ class Model {
       }
     }
     if (replaced != nullptr) {
-      const std::int64_t old = replaced->tx.priority;
-      // The smallest p with p * 100 >= old * (100 + bump) and p > old, tried one by one.
-      __int128 needed = old + static_cast<__int128>(1);
-      while (needed * 100 < static_cast<__int128>(old) * (100 + c_.replace_bump_percent)) {
-        ++needed;
-      }
-      if (needed > kMaxPriority || tx.priority < needed) {
+      // max(ceil(old * (100 + bump) / 100), old + 1), with no bound on the width.
+      using boost::multiprecision::cpp_int;
+      const cpp_int old = ToBig(replaced->tx.priority);
+      const cpp_int scaled = old * (100 + c_.replace_bump_percent);
+      const cpp_int needed = std::max<cpp_int>((scaled + 99) / 100, old + 1);
+      if (needed > ToBig(kMaxPriority) || ToBig(tx.priority) < needed) {
         promoted();
-        r.needed = needed > kMaxPriority ? kMaxPriority : static_cast<std::int64_t>(needed);
+        r.needed = needed > ToBig(kMaxPriority) ? kMaxPriority : FromBig(needed);
         return reject(RejectReason::kReplacementUnderpriced);
       }
     } else if (SenderCount(tx.sender) >= c_.max_txs_per_sender) {
       promoted();
       return reject(RejectReason::kSenderCap);
     }
+    // The pool as it would be with the tx in (and the one it replaces out): which txs are
+    // parked there.
+    Entry incoming;
+    incoming.tx = tx;
+    incoming.arrival = next_arrival_;
+    Incoming in;
+    in.tx = &incoming;
+    in.replaced = replaced;
+    for (const Entry& e : pool_) {
+      if (&e != replaced) in.after.push_back(&e);
+    }
+    in.after.push_back(&incoming);
+    in.sender_base = HasSender(tx.sender) ? base_.at(tx.sender) : 0;
+    if (ordered) in.sender_base = std::max(in.sender_base, base);
+    in.parked = ordered && !ReadyAfter(in, incoming);
+    std::size_t sender_parked = 0;
+    for (const Entry& e : pool_) {
+      sender_parked += e.tx.sender == tx.sender && !e.tx.unordered && !Ready(e);
+    }
+    if (in.parked && replaced == nullptr && sender_parked >= c_.max_parked_per_sender) {
+      promoted();
+      return reject(RejectReason::kParkedCap);
+    }
+    for (const Entry* e : in.after) in.parked_after += !e->tx.unordered && !ReadyAfter(in, *e);
+    const bool parked_full = in.parked && in.parked_after > c_.max_parked;
     std::vector<Hash> victims;
-    if (!Evict(tx, replaced, tx.priority, &victims)) {
+    if (!Evict(in, tx.priority, &victims)) {
       // The least priority that would have been accepted, by trying them.
-      std::set<std::int64_t> tries;
+      std::set<Priority> tries;
       for (const Entry& e : pool_) {
         if (e.tx.priority >= tx.priority && e.tx.priority < kMaxPriority) {
-          tries.insert(e.tx.priority + 1);
+          tries.insert(e.tx.priority.Next());
         }
       }
       r.needed = kMaxPriority;
-      for (std::int64_t p : tries) {
-        if (Evict(tx, replaced, p, nullptr)) {
+      for (Priority p : tries) {
+        if (Evict(in, p, nullptr)) {
           r.needed = p;
           break;
         }
       }
       promoted();
-      return reject(RejectReason::kFull);
+      return reject(parked_full ? RejectReason::kParkedCap : RejectReason::kFull);
     }
     if (replaced != nullptr) {
       r.replaced = replaced->tx.hash;
@@ -150,9 +180,26 @@ class Model {
     pool_.push_back(e);
     last_insert_[tx.hash] = removals_.size();
     r.parked = ordered && !Ready(pool_.back());
+    if (r.parked) {
+      r.waiting_for = base_[tx.sender];
+      while (HasOrdered(tx.sender, r.waiting_for)) ++r.waiting_for;
+    }
     promoted();
     r.ok = true;
     return r;
+  }
+
+  static boost::multiprecision::cpp_int ToBig(Priority p) {
+    using boost::multiprecision::cpp_int;
+    const Uint128 q = p.q64();
+    return (cpp_int(static_cast<std::uint64_t>(q >> 64)) << 64) + static_cast<std::uint64_t>(q);
+  }
+  static Priority FromBig(const boost::multiprecision::cpp_int& v) {
+    const auto half = [&](unsigned shift) {
+      return static_cast<Uint128>(
+          static_cast<std::uint64_t>((v >> shift) & std::numeric_limits<std::uint64_t>::max()));
+    };
+    return Priority::FromQ64((half(64) << 64) | half(0));
   }
 
   bool Remove(const Hash& h, RemoveReason reason) {
@@ -322,6 +369,31 @@ class Model {
 
   const std::vector<Entry>& pool() const { return pool_; }
 
+  // The first sequence from max(the sender's base, `committed`) that has no tx in the pool.
+  std::uint64_t NextReady(const std::string& sender, std::uint64_t committed) const {
+    auto it = base_.find(sender);
+    std::uint64_t n = std::max(committed, it == base_.end() ? 0 : it->second);
+    while (HasOrdered(sender, n)) ++n;
+    return n;
+  }
+
+  std::vector<Hash> Parked() const {
+    std::vector<Hash> out;
+    for (const Entry& e : pool_) {
+      if (!e.tx.unordered && !Ready(e)) out.push_back(e.tx.hash);
+    }
+    return out;
+  }
+  // (hash, parked) of the sender's ordered txs by nonce, then its unordered ones by arrival.
+  std::vector<std::pair<Hash, bool>> SenderTxs(const std::string& sender) const {
+    std::vector<std::pair<Hash, bool>> out;
+    for (const Entry& e : SortedOrdered(sender)) out.emplace_back(e.tx.hash, !Ready(e));
+    for (const Entry& e : pool_) {  // pool_ is in arrival order
+      if (e.tx.unordered && e.tx.sender == sender) out.emplace_back(e.tx.hash, false);
+    }
+    return out;
+  }
+
  private:
   const Entry* Find(const Hash& h) const {
     for (const Entry& e : pool_) {
@@ -346,15 +418,43 @@ class Model {
   // Ready: every nonce from the sender's base up to this one is in the pool.
   bool Ready(const Entry& e) const {
     auto it = base_.find(e.tx.sender);
-    const std::uint64_t base = it == base_.end() ? 0 : it->second;
+    std::vector<const Entry*> all;
+    for (const Entry& o : pool_) all.push_back(&o);
+    return ReadyAmong(all, it == base_.end() ? 0 : it->second, e);
+  }
+  static bool ReadyAmong(const std::vector<const Entry*>& pool, std::uint64_t base,
+                         const Entry& e) {
     for (std::uint64_t n = base; n <= e.tx.nonce; ++n) {
       bool found = false;
-      for (const Entry& o : pool_) {
-        found |= !o.tx.unordered && o.tx.sender == e.tx.sender && o.tx.nonce == n;
+      for (const Entry* o : pool) {
+        found |= !o->tx.unordered && o->tx.sender == e.tx.sender && o->tx.nonce == n;
       }
       if (!found) return false;
     }
     return true;
+  }
+  bool HasOrdered(const std::string& sender, std::uint64_t nonce) const {
+    for (const Entry& e : pool_) {
+      if (!e.tx.unordered && e.tx.sender == sender && e.tx.nonce == nonce) return true;
+    }
+    return false;
+  }
+
+  // A tx being inserted: the pool with it in (`after`), and whether it would be parked.
+  struct Incoming {
+    const Entry* tx = nullptr;
+    const Entry* replaced = nullptr;
+    std::vector<const Entry*> after;
+    std::uint64_t sender_base = 0;  // its sender's base once it is in
+    bool parked = false;
+    std::size_t parked_after = 0;  // parked txs with it in
+  };
+  // Ready in the pool with the new tx in (which may promote some of its sender's txs).
+  bool ReadyAfter(const Incoming& in, const Entry& e) const {
+    if (e.tx.unordered) return true;
+    const std::uint64_t base =
+        e.tx.sender == in.tx->tx.sender ? in.sender_base : base_.at(e.tx.sender);
+    return ReadyAmong(in.after, base, e);
   }
   void RemoveHash(const Hash h, RemoveReason reason) {  // a copy: `h` may point into pool_
     auto it = std::find_if(pool_.begin(), pool_.end(),
@@ -366,22 +466,27 @@ class Model {
     if (!HasSender(sender)) base_.erase(sender);
   }
 
-  // Simulates evicting for `tx` with priority `priority`: at every step the frontier is
-  // recomputed (each sender's highest ordered nonce and every unordered tx, without the
-  // replaced tx and the new tx's predecessors) and its cheapest, newest entry goes, until the
-  // new tx fits; false when the cheapest is not strictly cheaper or nothing is left.
-  bool Evict(const TxInfo& tx, const Entry* replaced, std::int64_t priority,
-             std::vector<Hash>* victims) const {
+  // Simulates evicting for the incoming tx with priority `priority`: at every step the frontier
+  // is recomputed (each sender's highest ordered nonce and every unordered tx, without the
+  // replaced tx and the new tx's predecessors), and its first entry in eviction order goes
+  // (parked ones first, readiness as with the new tx in; then the cheapest, newest), until the
+  // new tx fits (and, for a parked one, the parked txs are within max_parked). A ready victim
+  // must be strictly cheaper; a parked one too when the new tx is parked, which never evicts a
+  // ready one. False when that fails or nothing is left.
+  bool Evict(const Incoming& in, Priority priority, std::vector<Hash>* victims) const {
+    const TxInfo& tx = in.tx->tx;
     std::vector<const Entry*> left;
-    for (const Entry& e : pool_) {
-      if (&e != replaced) left.push_back(&e);
+    for (const Entry* e : in.after) {
+      if (e != in.tx) left.push_back(e);
     }
     std::size_t bytes = tx.bytes.size();
     for (const Entry* e : left) bytes += e->tx.bytes.size();
     std::size_t count = left.size() + 1;
+    std::size_t parked = in.parked_after;
     if (tx.bytes.size() > c_.max_bytes) return false;
-    while (count > c_.max_txs || bytes > c_.max_bytes) {
+    while (count > c_.max_txs || bytes > c_.max_bytes || (in.parked && parked > c_.max_parked)) {
       const Entry* pick = nullptr;
+      bool pick_ready = false;
       for (const Entry* e : left) {
         if (!e->tx.unordered) {
           if (!tx.unordered && e->tx.sender == tx.sender && e->tx.nonce < tx.nonce) continue;
@@ -391,15 +496,22 @@ class Model {
           }
           if (!last) continue;
         }
-        if (pick == nullptr || e->tx.priority < pick->tx.priority ||
-            (e->tx.priority == pick->tx.priority && e->arrival > pick->arrival)) {
+        const bool ready = ReadyAfter(in, *e);
+        if (pick == nullptr || (!ready && pick_ready) ||
+            (ready == pick_ready &&
+             (e->tx.priority < pick->tx.priority ||
+              (e->tx.priority == pick->tx.priority && e->arrival > pick->arrival)))) {
           pick = e;
+          pick_ready = ready;
         }
       }
-      if (pick == nullptr || pick->tx.priority >= priority) return false;
+      if (pick == nullptr) return false;
+      if (in.parked && pick_ready) return false;
+      if ((in.parked || pick_ready) && pick->tx.priority >= priority) return false;
       if (victims != nullptr) victims->push_back(pick->tx.hash);
       --count;
       bytes -= pick->tx.bytes.size();
+      parked -= pick_ready ? 0 : 1;
       left.erase(std::find(left.begin(), left.end(), pick));
     }
     return true;
@@ -411,8 +523,8 @@ class Model {
   std::uint64_t next_arrival_ = 1;
   std::int64_t last_height_ = std::numeric_limits<std::int64_t>::min();
   std::int64_t last_time_ = std::numeric_limits<std::int64_t>::min();
-  std::array<std::uint64_t, 6> rejected_{};
-  std::array<std::uint64_t, 7> removed_{};
+  std::array<std::uint64_t, kRejectReasons> rejected_{};
+  std::array<std::uint64_t, kRemoveReasons> removed_{};
   std::vector<Removal> removals_;
   std::map<Hash, std::size_t> last_insert_;  // hash -> removals_.size() when last inserted
 };
@@ -456,6 +568,7 @@ Stats Run(const Workload& w) {
   std::vector<TxInfo> history;  // txs inserted, for duplicates and re-inserts
   std::int64_t height = 1, now = 1'000'000;
   int inserts_ok = 0, evictions = 0, expiries = 0, replacements = 0, reaps = 0, commits = 0;
+  int parked_inserts = 0;
 
   auto make_tx = [&](bool unordered) {
     TxInfo t;
@@ -464,9 +577,27 @@ Stats Run(const Workload& w) {
                                 : rand(static_cast<std::uint64_t>(w.senders));
     t.sender = "sender" + std::to_string(s);
     t.unordered = unordered;
-    // Mostly at or just past the committed sequence, sometimes far ahead or stale.
-    t.nonce = unordered ? rng() : chain_base[s] + rand(6) - (rand(20) == 0 ? 1 : 0);
-    t.priority = static_cast<std::int64_t>(rand(rand(4) == 0 ? 1000 : 40));
+    // Half of them extend the sender's ready txs; the others at or just past the committed
+    // sequence (replacements, gaps), sometimes stale.
+    if (unordered) {
+      t.nonce = rng();
+    } else if (rand(2) == 0) {
+      t.nonce = model.NextReady(t.sender, chain_base[s]);
+    } else {
+      t.nonce = chain_base[s] + rand(6) - (rand(20) == 0 ? 1 : 0);
+    }
+    // Fees per gas: mostly a few dozen fee levels over three gas limits (gas prices below 1,
+    // many ties across gas limits: 5000/200000 == 2500/100000), some whole numbers, and a few
+    // near the maximum (replacement bumps that overflow).
+    const auto kind = rand(20);
+    if (kind < 14) {
+      static constexpr std::uint64_t kGas[] = {100'000, 200'000, 250'000};
+      t.priority = Priority::PerGas(500 * rand(40), kGas[rand(3)]);
+    } else if (kind < 19) {
+      t.priority = Priority::Whole(rand(rand(4) == 0 ? 1000 : 40));
+    } else {
+      t.priority = Priority::FromQ64(Priority::Max().q64() - rand(3) * (Uint128{1} << 126));
+    }
     t.bytes.assign(40 + rand(rand(30) == 0 ? 500 : 200), 'a' + static_cast<char>(s % 26));
     t.gas_wanted = 1000 + rand(100'000);
     ++hash_counter;
@@ -507,6 +638,8 @@ Stats Run(const Workload& w) {
       } else {
         ++inserts_ok;
         CHECK(got.parked == want.parked);
+        if (want.parked) CHECK(got.waiting_for == want.waiting_for);
+        parked_inserts += want.parked;
       }
       CHECK((got.replaced ? std::optional<Hash>(got.replaced->tx.hash) : std::nullopt) ==
             want.replaced);
@@ -557,12 +690,28 @@ Stats Run(const Workload& w) {
                     removal.second == RemoveReason::kExpiredTime;
       }
       ++commits;
-    } else if (kind < 88) {  // recheck failure of a random tx
+    } else if (kind < 86) {  // recheck failure of a random tx
       const auto& entries = model.pool();
       if (entries.empty()) continue;
       const Hash h = entries[rand(entries.size())].tx.hash;
       CHECK(pool.Remove(h, RemoveReason::kRecheckFailed) ==
             model.Remove(h, RemoveReason::kRecheckFailed));
+    } else if (kind < 88) {  // the app's parked TTL drops a random parked tx
+      const std::vector<Hash> parked = model.Parked();
+      if (parked.empty()) continue;
+      const Hash h = parked[rand(parked.size())];
+      CHECK(pool.IsParked(h));
+      CHECK(pool.Remove(h, RemoveReason::kExpiredParked) ==
+            model.Remove(h, RemoveReason::kExpiredParked));
+    } else if (kind < 89) {  // one sender's txs, with their state
+      const std::string sender = "sender" + std::to_string(rand(static_cast<std::uint64_t>(w.senders)));
+      const SenderView got = pool.SenderTxs(sender);
+      const std::vector<std::pair<Hash, bool>> want = model.SenderTxs(sender);
+      REQUIRE(got.txs.size() == want.size());
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        CHECK(got.txs[i].entry->tx.hash == want[i].first);
+        CHECK(got.txs[i].parked == want[i].second);
+      }
     } else if (kind < 91) {  // time passes; a lazy purge
       now += static_cast<std::int64_t>(rand(1'000'000'000ull));
       const auto got = Removals(pool.PurgeExpired(height, now));
@@ -595,6 +744,7 @@ Stats Run(const Workload& w) {
   CHECK(evictions > 20);
   CHECK(replacements > 5);
   CHECK(expiries > 5);
+  CHECK(parked_inserts > 20);
   CHECK(reaps > 100);
   CHECK(commits > 50);
   return pool.stats();
@@ -623,9 +773,11 @@ Config ModelConfig() {
   c.max_bytes = 9000;
   c.max_tx_bytes = 400;
   c.max_txs_per_sender = 5;
+  c.max_parked_per_sender = 3;
+  c.max_parked = 8;
   c.replace_bump_percent = 10;
-  c.ttl_blocks = 20;
-  c.ttl_nanos = 25'000'000'000;
+  c.ttl_blocks = 6;
+  c.ttl_nanos = 8'000'000'000;
   c.recent_removals = 50;
   return c;
 }
@@ -654,8 +806,10 @@ TEST_CASE("mempool model: many txs per sender, a larger pool", "[mempool]") {
   c.max_txs = 100;
   c.max_bytes = 10'000;
   c.max_txs_per_sender = 10;
+  c.max_parked_per_sender = 6;
+  c.max_parked = 40;
   // (Not every reason happens in this one: the other cases check coverage.)
-  for (std::uint64_t seed : {21, 22}) Run({seed, 3000, 40, c, 2});
+  for (std::uint64_t seed : {21, 22}) Run({seed, 3000, 40, c, 3});
 }
 
 }  // namespace

@@ -29,7 +29,10 @@ Hash NextHash() {
   return h;
 }
 
-TxInfo Tx(const std::string& sender, std::uint64_t nonce, std::int64_t priority,
+// `per_gas` whole units of fee per gas.
+Priority P(std::uint64_t per_gas) { return Priority::Whole(per_gas); }
+
+TxInfo Tx(const std::string& sender, std::uint64_t nonce, Priority priority,
           std::size_t size = 100, std::uint64_t gas = 1000) {
   TxInfo t;
   t.bytes.assign(size, 'x');
@@ -40,10 +43,15 @@ TxInfo Tx(const std::string& sender, std::uint64_t nonce, std::int64_t priority,
   t.gas_wanted = gas;
   return t;
 }
+// A fee of `per_gas` whole units per gas.
+TxInfo Tx(const std::string& sender, std::uint64_t nonce, std::uint64_t per_gas,
+          std::size_t size = 100, std::uint64_t gas = 1000) {
+  return Tx(sender, nonce, P(per_gas), size, gas);
+}
 
-TxInfo Unordered(const std::string& sender, std::uint64_t timeout, std::int64_t priority,
+TxInfo Unordered(const std::string& sender, std::uint64_t timeout, std::uint64_t per_gas,
                  std::size_t size = 100) {
-  TxInfo t = Tx(sender, timeout, priority, size);
+  TxInfo t = Tx(sender, timeout, per_gas, size);
   t.unordered = true;
   return t;
 }
@@ -89,6 +97,7 @@ TEST_CASE("mempool: reason names", "[mempool]") {
   CHECK(std::string(Name(RejectReason::kSenderCap)) == "sender_cap");
   CHECK(std::string(Name(RejectReason::kTooLarge)) == "too_large");
   CHECK(std::string(Name(RejectReason::kNonceTooLow)) == "nonce_too_low");
+  CHECK(std::string(Name(RejectReason::kParkedCap)) == "parked_cap");
   CHECK(std::string(Name(RemoveReason::kIncluded)) == "included");
   CHECK(std::string(Name(RemoveReason::kEvicted)) == "evicted");
   CHECK(std::string(Name(RemoveReason::kReplaced)) == "replaced");
@@ -96,6 +105,7 @@ TEST_CASE("mempool: reason names", "[mempool]") {
   CHECK(std::string(Name(RemoveReason::kExpiredTime)) == "expired_time");
   CHECK(std::string(Name(RemoveReason::kRecheckFailed)) == "recheck_failed");
   CHECK(std::string(Name(RemoveReason::kStaleNonce)) == "stale_nonce");
+  CHECK(std::string(Name(RemoveReason::kExpiredParked)) == "expired_parked");
 }
 
 TEST_CASE("mempool: insert, find, duplicate, too large, nonce too low", "[mempool]") {
@@ -145,8 +155,8 @@ TEST_CASE("mempool: replacement at the bump threshold is accepted, below it is n
   InsertResult r = pool.Insert(Tx("alice", 7, 109), 0, 1, 1000);
   CHECK(!r.ok);
   CHECK(r.reject == RejectReason::kReplacementUnderpriced);
-  CHECK(r.needed_priority == 110);
-  CHECK(r.message == "replacement of sequence 7 needs priority >= 110 (+10%), got 109");
+  CHECK(r.needed_priority == P(110));
+  CHECK(r.message == "replacement of sequence 7 needs a fee per gas of at least 110 (+10%), got 109");
   CHECK(pool.FindOrdered("alice", 7) == old);
 
   TxInfo next = Tx("alice", 7, 110, 300);
@@ -164,37 +174,63 @@ TEST_CASE("mempool: replacement at the bump threshold is accepted, below it is n
   CHECK(s.rejected[static_cast<int>(RejectReason::kReplacementUnderpriced)] == 1);
 }
 
-TEST_CASE("mempool: the bump is at least +1 and does not overflow", "[mempool]") {
+TEST_CASE("mempool: the bump is exact in Q64.64, at least one unit, and does not overflow",
+          "[mempool]") {
   Config c;
-  SECTION("priority 0 needs 1") {
+  SECTION("priority 0 needs the least priority above it") {
     PriorityMempool pool(c);
     Add(pool, Tx("a", 0, 0));
-    CHECK(pool.Insert(Tx("a", 0, 0), 0, 1, 1).needed_priority == 1);
-    CHECK(pool.Insert(Tx("a", 0, 1), 0, 1, 1).ok);
+    CHECK(pool.Insert(Tx("a", 0, 0), 0, 1, 1).needed_priority == Priority::FromQ64(1));
+    CHECK(pool.Insert(Tx("a", 0, Priority::FromQ64(1)), 0, 1, 1).ok);
   }
-  SECTION("priority 5 needs 6 (ceil of 5.5)") {
+  SECTION("priority 5 needs 5.5, not 6") {
     PriorityMempool pool(c);
     Add(pool, Tx("a", 0, 5));
-    CHECK(pool.Insert(Tx("a", 0, 5), 0, 1, 1).needed_priority == 6);
+    const InsertResult r = pool.Insert(Tx("a", 0, 5), 0, 1, 1);
+    CHECK(r.needed_priority == Priority::FromQ64((Uint128{11} << 64) / 2));
+    CHECK(r.message == "replacement of sequence 0 needs a fee per gas of at least 5.5 (+10%), got 5");
   }
-  SECTION("bump 0 still needs +1") {
+  SECTION("realistic gas prices: 0.025 per gas needs 0.0275, exactly as the fees say") {
+    // 5000 for 200000 gas; +10% is 5500 for the same gas, and 5499 is not enough.
+    PriorityMempool pool(c);
+    Add(pool, Tx("a", 0, Priority::PerGas(5000, 200000)));
+    InsertResult r = pool.Insert(Tx("a", 0, Priority::PerGas(5499, 200000)), 0, 1, 1);
+    CHECK(r.reject == RejectReason::kReplacementUnderpriced);
+    CHECK(r.needed_priority.MinFeeFor(200000) == 5500);
+    CHECK(r.message == "replacement of sequence 0 needs a fee per gas of at least 0.0275 (+10%), "
+                       "got 0.027495");
+    // A different gas limit: what counts is the fee per gas (2750 for 100000 gas).
+    CHECK(r.needed_priority.MinFeeFor(100000) == 2750);
+    CHECK(!pool.Insert(Tx("a", 0, Priority::PerGas(2749, 100000)), 0, 1, 1).ok);
+    CHECK(pool.Insert(Tx("a", 0, Priority::PerGas(5500, 200000)), 0, 1, 1).ok);
+  }
+  SECTION("bump 0 still needs one unit more") {
     c.replace_bump_percent = 0;
     PriorityMempool pool(c);
     Add(pool, Tx("a", 0, 1000));
-    CHECK(pool.Insert(Tx("a", 0, 1000), 0, 1, 1).needed_priority == 1001);
+    CHECK(pool.Insert(Tx("a", 0, 1000), 0, 1, 1).needed_priority == P(1000).Next());
   }
   SECTION("huge priorities") {
     c.replace_bump_percent = 100;
     PriorityMempool pool(c);
-    const std::int64_t max = std::numeric_limits<std::int64_t>::max();
-    Add(pool, Tx("a", 0, max / 2));
-    InsertResult r = pool.Insert(Tx("a", 0, max - 2), 0, 1, 1);
-    CHECK(r.needed_priority == max - 1);  // (max / 2) * 2
-    CHECK(pool.Insert(Tx("a", 0, max - 1), 0, 1, 1).ok);
-    r = pool.Insert(Tx("a", 0, max), 0, 1, 1);  // (max - 1) * 2 overflows int64: impossible
+    const Uint128 max = Priority::Max().q64();
+    Add(pool, Tx("a", 0, Priority::FromQ64(max / 2)));
+    InsertResult r = pool.Insert(Tx("a", 0, Priority::FromQ64(max - 2)), 0, 1, 1);
+    CHECK(r.needed_priority == Priority::FromQ64(max - 1));  // (max / 2) * 2
+    CHECK(pool.Insert(Tx("a", 0, Priority::FromQ64(max - 1)), 0, 1, 1).ok);
+    r = pool.Insert(Tx("a", 0, Priority::Max()), 0, 1, 1);  // (max - 1) * 2 overflows: impossible
     CHECK(r.reject == RejectReason::kReplacementUnderpriced);
-    CHECK(r.needed_priority == max);
+    CHECK(r.needed_priority == Priority::Max());
     CHECK_THAT(r.message, Catch::Contains("cannot be replaced"));
+  }
+  SECTION("the most a bump can be") {
+    c.replace_bump_percent = std::numeric_limits<std::uint32_t>::max();
+    PriorityMempool pool(c);
+    Add(pool, Tx("a", 0, Priority::PerGas(1, 3)));  // (2^64 / 3) * (2^32 + 99) / 100 fits
+    const InsertResult r = pool.Insert(Tx("a", 0, 1), 0, 1, 1);
+    const Uint128 old = Priority::PerGas(1, 3).q64();
+    const Uint128 scaled = old * (Uint128{std::numeric_limits<std::uint32_t>::max()} + 100);
+    CHECK(r.needed_priority == Priority::FromQ64(scaled / 100 + (scaled % 100 != 0)));
   }
 }
 
@@ -227,14 +263,15 @@ TEST_CASE("mempool: a full pool of equal priorities rejects with needed = p + 1"
   InsertResult r = pool.Insert(Tx("d", 0, 10), 0, 1, 1);
   CHECK(!r.ok);
   CHECK(r.reject == RejectReason::kFull);
-  CHECK(r.needed_priority == 11);
+  CHECK(r.needed_priority == P(10).Next());
   CHECK(r.message ==
-        "mempool is full: 3 txs, 300 bytes; a tx needs priority >= 11 to evict (this one has 10)");
+        "mempool is full: 3 txs, 300 bytes; a tx needs a fee per gas above 10 to evict (this one "
+        "offers 10)");
   CHECK(pool.stats().size == 3);
   CHECK(pool.stats().removed[static_cast<int>(RemoveReason::kEvicted)] == 0);
 
-  // At 11 it evicts one of the tens: the newest.
-  r = pool.Insert(Tx("d", 0, 11), 0, 1, 1);
+  // Just above 10 it evicts one of the tens: the newest.
+  r = pool.Insert(Tx("d", 0, P(10).Next()), 0, 1, 1);
   REQUIRE(r.ok);
   REQUIRE(r.evicted.size() == 1);
   CHECK(r.evicted[0] == c0);
@@ -295,10 +332,10 @@ TEST_CASE("mempool: a full pool decides before it evicts", "[mempool]") {
   Add(pool, Tx("b", 0, 20, 100));
   Add(pool, Tx("c", 0, 30, 100));
   // Needs 200 bytes: a/0 (1) could go, b/0 (20) could not: rejected, nothing evicted. The least
-  // priority that would have done is 21 (a/0 and b/0 both strictly lower).
+  // priority that would have done is just above 20 (a/0 and b/0 both strictly lower).
   InsertResult r = pool.Insert(Tx("d", 0, 15, 200), 0, 1, 1);
   CHECK(r.reject == RejectReason::kFull);
-  CHECK(r.needed_priority == 21);
+  CHECK(r.needed_priority == P(20).Next());
   CHECK(r.evicted.empty());
   CHECK(pool.stats().size == 3);
   CHECK(pool.stats().removed[static_cast<int>(RemoveReason::kEvicted)] == 0);
@@ -309,7 +346,7 @@ TEST_CASE("mempool: a full pool decides before it evicts", "[mempool]") {
   // A tx larger than the whole pool: no priority would do.
   r = pool.Insert(Tx("e", 0, 1000, 301), 0, 1, 1);
   CHECK(r.reject == RejectReason::kFull);
-  CHECK(r.needed_priority == std::numeric_limits<std::int64_t>::max());
+  CHECK(r.needed_priority == Priority::Max());
   CHECK_THAT(r.message, Catch::Contains("no priority would make room for this tx (301 bytes)"));
 }
 
@@ -324,7 +361,7 @@ TEST_CASE("mempool: never evicts a predecessor of the new tx", "[mempool]") {
   // Only the sender's own predecessors are left: nothing can make room.
   r = pool.Insert(Tx("a", 2, 100), 0, 1, 1);
   CHECK(r.reject == RejectReason::kFull);
-  CHECK(r.needed_priority == std::numeric_limits<std::int64_t>::max());
+  CHECK(r.needed_priority == Priority::Max());
 }
 
 TEST_CASE("mempool: a tx filling a gap may evict its own successors", "[mempool]") {
@@ -364,6 +401,166 @@ TEST_CASE("mempool: filling a gap promotes the parked successors", "[mempool]") 
   CHECK(ReapAll(pool) == std::vector<std::string>{"a/0", "a/1", "a/2", "a/3"});
 }
 
+TEST_CASE("mempool: a parked tx says what it waits for, and SenderTxs lists the states",
+          "[mempool]") {
+  PriorityMempool pool(Config{});
+  Add(pool, Tx("a", 3, 1), 3);
+  const InsertResult r = pool.Insert(Tx("a", 6, 1), 3, 1, 1000);
+  REQUIRE(r.ok);
+  CHECK(r.parked);
+  CHECK(r.waiting_for == 4);
+  Add(pool, Unordered("a", 77, 1));
+  const SenderView v = pool.SenderTxs("a");
+  CHECK(v.base == 3);
+  CHECK(v.next_ready == 4);
+  REQUIRE(v.txs.size() == 3);
+  CHECK(v.txs[0].entry->tx.nonce == 3);
+  CHECK(!v.txs[0].parked);
+  CHECK(v.txs[1].entry->tx.nonce == 6);
+  CHECK(v.txs[1].parked);
+  CHECK(v.txs[2].entry->tx.unordered);
+  CHECK(!v.txs[2].parked);
+  // A lone sender, and none.
+  Add(pool, Tx("b", 9, 1), 9);
+  CHECK(pool.SenderTxs("b").base == 9);
+  CHECK(pool.SenderTxs("b").next_ready == 10);
+  CHECK(pool.SenderTxs("b").txs.size() == 1);
+  CHECK(pool.SenderTxs("nobody").txs.empty());
+}
+
+TEST_CASE("mempool: parked txs are capped per sender (replacements aside)", "[mempool]") {
+  Config c;
+  c.max_parked_per_sender = 2;
+  PriorityMempool pool(c);
+  Add(pool, Tx("a", 0, 1));
+  Add(pool, Tx("a", 2, 1));
+  Add(pool, Tx("a", 3, 1));
+  InsertResult r = pool.Insert(Tx("a", 5, 1), 0, 1, 1000);
+  CHECK(r.reject == RejectReason::kParkedCap);
+  CHECK(r.message == "sender has 2 txs parked behind a sequence gap in the mempool, the limit is "
+                     "2 (this tx waits for sequence 1)");
+  CHECK(pool.Insert(Tx("a", 3, 2), 0, 1, 1000).ok);  // a replacement is no more parked txs
+  CHECK(pool.Insert(Tx("b", 4, 1), 0, 1, 1000).ok);  // another sender's
+  CHECK(pool.Insert(Tx("a", 1, 1), 0, 1, 1000).ok);  // a ready one: the gap fills
+  CHECK(pool.stats().parked == 1);                   // b/4
+  CHECK(pool.Insert(Tx("a", 5, 1), 0, 1, 1000).ok);  // a has none parked now
+  CHECK(pool.stats().rejected[static_cast<int>(RejectReason::kParkedCap)] == 1);
+  c.max_parked_per_sender = 0;
+  PriorityMempool none(c);
+  CHECK(none.Insert(Tx("a", 1, 1), 0, 1, 1000).reject == RejectReason::kParkedCap);
+  CHECK(none.Insert(Tx("a", 0, 1), 0, 1, 1000).ok);
+}
+
+TEST_CASE("mempool: parked txs go first, and a parked tx never evicts a ready one",
+          "[mempool]") {
+  PriorityMempool pool(Small(3));
+  Add(pool, Tx("a", 0, 1));
+  Add(pool, Tx("b", 0, 2));
+  const EntryPtr c5 = Add(pool, Tx("c", 5, 100));  // parked: it may never pay
+  REQUIRE(pool.IsParked(c5->tx.hash));
+  // A ready tx paying 0 evicts the parked one, whatever that one offers.
+  InsertResult r = pool.Insert(Tx("d", 0, 0), 0, 1, 1000);
+  REQUIRE(r.ok);
+  REQUIRE(r.evicted.size() == 1);
+  CHECK(r.evicted[0] == c5);
+  // A parked tx paying a lot finds only ready txs: refused, none would do.
+  r = pool.Insert(Tx("e", 3, 1000), 0, 1, 1000);
+  CHECK(r.reject == RejectReason::kFull);
+  CHECK(r.needed_priority == Priority::Max());
+  CHECK(r.message == "mempool is full: 3 txs, 300 bytes; a tx behind a sequence gap evicts only "
+                     "parked txs, and none would make room (this tx waits for sequence 0): send "
+                     "that sequence first");
+  // Among parked txs, a parked one evicts strictly cheaper ones only.
+  PriorityMempool two(Small(2));
+  Add(two, Tx("p", 1, 5));
+  Add(two, Tx("q", 1, 7));
+  r = two.Insert(Tx("r", 1, 5), 0, 1, 1000);
+  CHECK(r.reject == RejectReason::kFull);
+  CHECK(r.needed_priority == P(5).Next());
+  CHECK(r.message == "mempool is full: 2 txs, 200 bytes; a parked tx needs a fee per gas above 5 "
+                     "to evict (this one offers 5) (this tx waits for sequence 0)");
+  r = two.Insert(Tx("r", 1, 6), 0, 1, 1000);
+  REQUIRE(r.ok);
+  CHECK(r.evicted[0]->tx.sender() == "p");
+}
+
+TEST_CASE("mempool: max_parked caps the pool's parked txs", "[mempool]") {
+  Config c;
+  c.max_parked = 2;
+  PriorityMempool pool(c);
+  Add(pool, Tx("p", 1, 5));
+  Add(pool, Tx("q", 1, 7));
+  Add(pool, Tx("ready", 0, 1));
+  // Room for txs, none for parked ones: a parked tx evicts a cheaper parked one...
+  InsertResult r = pool.Insert(Tx("r", 1, 6), 0, 1, 1000);
+  REQUIRE(r.ok);
+  REQUIRE(r.evicted.size() == 1);
+  CHECK(r.evicted[0]->tx.sender() == "p");
+  // ... or is refused, saying what would do.
+  r = pool.Insert(Tx("s", 1, 6), 0, 1, 1000);
+  CHECK(r.reject == RejectReason::kParkedCap);
+  CHECK(r.needed_priority == P(6).Next());
+  CHECK(r.message == "mempool holds 2 txs parked behind sequence gaps, its limit "
+                     "(mempool.max_parked); a parked tx needs a fee per gas above 6 to evict "
+                     "(this one offers 6) (this tx waits for sequence 0)");
+  // Ready txs are not limited by it.
+  CHECK(pool.Insert(Tx("t", 0, 1), 0, 1, 1000).ok);
+  CHECK(pool.stats().parked == 2);
+  c.max_parked = 0;
+  PriorityMempool none(c);
+  r = none.Insert(Tx("a", 1, 1), 0, 1, 1000);
+  CHECK(r.reject == RejectReason::kParkedCap);
+  CHECK(r.needed_priority == Priority::Max());
+}
+
+TEST_CASE("mempool: a tx filling its gap counts the txs it promotes as ready", "[mempool]") {
+  PriorityMempool pool(Small(4));
+  Add(pool, Tx("b", 0, 1));
+  Add(pool, Tx("a", 1, 100));
+  const EntryPtr a2 = Add(pool, Tx("a", 2, 100));
+  Add(pool, Tx("c", 7, 200));  // parked for good
+  REQUIRE(pool.stats().parked == 3);
+  // a/0 makes a/1 and a/2 ready: the eviction order sees a/2 so (not as parked, first, where it
+  // is cheaper than c/7), and takes c/7.
+  InsertResult r = pool.Insert(Tx("a", 0, 50), 0, 1, 1000);
+  REQUIRE(r.ok);
+  REQUIRE(r.evicted.size() == 1);
+  CHECK(r.evicted[0]->tx.sender() == "c");
+  CHECK(r.promoted.size() == 2);
+  CHECK(pool.stats().parked == 0);
+  // Full of ready txs now: the cheapest tail goes each time; a/2 (100) after b/0, d/0, e/0.
+  r = pool.Insert(Tx("d", 0, 2), 0, 1, 1000);
+  REQUIRE(r.ok);
+  CHECK(r.evicted[0]->tx.sender() == "b");
+  r = pool.Insert(Tx("e", 0, 3), 0, 1, 1000);
+  REQUIRE(r.ok);
+  CHECK(r.evicted[0]->tx.sender() == "d");
+  r = pool.Insert(Tx("f", 0, 101), 0, 1, 1000);
+  REQUIRE(r.ok);
+  CHECK(r.evicted[0]->tx.sender() == "e");
+  r = pool.Insert(Tx("g", 0, 101), 0, 1, 1000);
+  REQUIRE(r.ok);
+  CHECK(r.evicted[0] == a2);
+}
+
+TEST_CASE("mempool: a tail that a removal parks is evicted first from then on", "[mempool]") {
+  PriorityMempool pool(Small(4));
+  Add(pool, Tx("x", 0, 1));
+  const EntryPtr x1 = Add(pool, Tx("x", 1, 1));
+  const EntryPtr x2 = Add(pool, Tx("x", 2, 100));
+  Add(pool, Tx("y", 0, 50));
+  REQUIRE(pool.Remove(x1->tx.hash, RemoveReason::kRecheckFailed));
+  REQUIRE(pool.IsParked(x2->tx.hash));
+  Add(pool, Tx("w", 0, 60));
+  // Full: a ready tx paying 0 takes the parked x/2, which pays the most.
+  InsertResult r = pool.Insert(Tx("z", 0, 0), 0, 1, 1000);
+  REQUIRE(r.ok);
+  REQUIRE(r.evicted.size() == 1);
+  CHECK(r.evicted[0] == x2);
+  // x/0 is x's tail again, ready: a tx at 0 finds nothing cheaper.
+  CHECK(pool.Insert(Tx("v", 0, 0), 0, 1, 1000).reject == RejectReason::kFull);
+}
+
 TEST_CASE("mempool: removing a middle tx parks the later ones", "[mempool]") {
   PriorityMempool pool(Config{});
   Add(pool, Tx("a", 0, 1));
@@ -379,6 +576,66 @@ TEST_CASE("mempool: removing a middle tx parks the later ones", "[mempool]") {
   InsertResult r = pool.Insert(a1->tx.info(), 0, 1, 1);
   CHECK(Hashes(r.promoted) == Hashes({a2}));
   CHECK(!pool.RemovalReasonOf(a1->tx.hash));  // it is back: forgotten
+}
+
+TEST_CASE("mempool: gas prices below 1 per gas order and evict by the exact fee per gas",
+          "[mempool]") {
+  // Fees for 200000 gas (0.025 per gas is a usual Cosmos level) and one for 100000 gas at the
+  // same rate: integer fee / gas made all of them 0.
+  PriorityMempool pool(Small(4));
+  Add(pool, Tx("low", 0, Priority::PerGas(4999, 200000)));
+  Add(pool, Tx("same", 0, Priority::PerGas(2500, 100000)));
+  Add(pool, Tx("base", 0, Priority::PerGas(5000, 200000)));
+  Add(pool, Tx("high", 0, Priority::PerGas(5001, 200000)));
+  CHECK(Priority::PerGas(2500, 100000) == Priority::PerGas(5000, 200000));
+  CHECK(ReapAll(pool) == std::vector<std::string>{"high/0", "same/0", "base/0", "low/0"});
+  // Full: a tx at 0.024995 evicts nothing; the least that evicts is just above 0.024995.
+  InsertResult r = pool.Insert(Tx("new", 0, Priority::PerGas(4999, 200000)), 0, 1, 1);
+  CHECK(r.reject == RejectReason::kFull);
+  CHECK(r.needed_priority == Priority::PerGas(4999, 200000).Next());
+  CHECK(r.needed_priority.MinFeeFor(200000) == 5000);
+  CHECK(r.message == "mempool is full: 4 txs, 400 bytes; a tx needs a fee per gas above 0.024995 "
+                     "to evict (this one offers 0.024995)");
+  r = pool.Insert(Tx("new", 0, Priority::PerGas(5000, 200000)), 0, 1, 1);
+  REQUIRE(r.ok);
+  REQUIRE(r.evicted.size() == 1);
+  CHECK(r.evicted[0]->tx.sender() == "low");
+  // Now the cheapest are the three at 0.025: the newest of them ("new") goes first.
+  r = pool.Insert(Tx("next", 0, Priority::PerGas(5001, 200000)), 0, 1, 1);
+  REQUIRE(r.ok);
+  CHECK(r.evicted[0]->tx.sender() == "new");
+}
+
+TEST_CASE("mempool: Priority arithmetic and printing", "[mempool]") {
+  CHECK(Priority::PerGas(5000, 200000).q64() == (Uint128{1} << 64) / 40);
+  CHECK(Priority::PerGas(7, 2) == Priority::FromQ64((Uint128{7} << 64) / 2));
+  CHECK(Priority::PerGas(0, 0) == Priority());
+  CHECK(Priority::PerGas(1, 0) == Priority::Max());
+  CHECK(Priority::PerGas(~std::uint64_t{0}, 1) == Priority::Whole(~std::uint64_t{0}));
+  CHECK(Priority::PerGas(5000, 200000).ToDecimal() == "0.025");
+  CHECK(Priority::PerGas(5000, 200000).ToDecimal(Priority::Rounding::kUp) == "0.025");
+  CHECK(Priority::PerGas(1, 3).ToDecimal() == "0.333333333333333333");
+  CHECK(Priority::PerGas(2, 3).ToDecimal() == "0.666666666666666667");
+  CHECK(Priority::PerGas(1, 3).ToDecimal(Priority::Rounding::kUp) == "0.333333333333333334");
+  CHECK(Priority::Whole(12).ToDecimal() == "12");
+  CHECK(Priority().ToDecimal() == "0");
+  CHECK(Priority::FromQ64(1).ToDecimal() == "0");  // 2^-64 rounds to 0 at 18 digits...
+  CHECK(Priority::FromQ64(1).ToDecimal(Priority::Rounding::kUp) == "0.000000000000000001");
+  CHECK(Priority::Max().ToDecimal() == "18446744073709551616");  // rounds up to 2^64
+  CHECK(Priority::Whole(3).Next().ToDecimal() == "3");
+  // The least fee that reaches a priority for a gas limit, exactly.
+  CHECK(Priority::PerGas(5000, 200000).MinFeeFor(200000) == 5000);
+  CHECK(Priority::PerGas(5000, 200000).Next().MinFeeFor(200000) == 5001);
+  CHECK(Priority::PerGas(1, 3).MinFeeFor(3) == 1);
+  CHECK(Priority::PerGas(1, 3).MinFeeFor(6) == 2);
+  CHECK(Priority::Whole(5).MinFeeFor(0) == 0);
+  CHECK(Priority::Max().MinFeeFor(~std::uint64_t{0}) == (Priority::Max().q64() >> 64) *
+                                                          ~std::uint64_t{0} + ~std::uint64_t{0});
+  CHECK(DecimalString(~Uint128{0}) == "340282366920938463463374607431768211455");
+  // Two rates a/b and c/d order exactly when b * d <= 2^64: here gas limits near 2^32.
+  const std::uint64_t g1 = 4294967291, g2 = 4294967279;  // primes below 2^32
+  CHECK(Priority::PerGas(g1 - 1, g1) > Priority::PerGas(g2 - 1, g2));  // 1 - 1/g1 > 1 - 1/g2
+  CHECK(Priority::PerGas(g1 + 1, g1) < Priority::PerGas(g2 + 1, g2));
 }
 
 TEST_CASE("mempool: reap order is priority, arrival, nonce", "[mempool]") {
@@ -665,7 +922,7 @@ TEST_CASE("mempool: unordered txs are independent entries", "[mempool]") {
   // An unordered tx is on the frontier by itself: the cheapest unordered one goes.
   InsertResult r = pool.Insert(Unordered("b", 1, 15), 0, 1, 1);
   REQUIRE(r.ok);
-  CHECK(r.evicted[0]->tx.priority == 10);
+  CHECK(r.evicted[0]->tx.priority == P(10));
   CHECK(ReapAll(pool) == std::vector<std::string>{"a/0", "a/u5", "b/u1"});
 }
 
@@ -705,7 +962,7 @@ TEST_CASE("mempool: a sender going 1 -> 2 -> 1 -> 0 txs keeps its txs, order and
     CHECK(e0->tx.sender() == "alice");
     CHECK(e0->tx.bytes() == bytes0);
     CHECK(e0->tx.nonce == 4);
-    CHECK(e0->tx.priority == 50);
+    CHECK(e0->tx.priority == P(50));
     CHECK(e0->arrival == 1);
     CHECK(e0->arrival_height == 1);
     CHECK(e0->arrival_time == 1000);
@@ -756,7 +1013,7 @@ TEST_CASE("mempool: a lone sender's tx is replaced, evicted, expired and based l
     CHECK(r.replaced == old);
     CHECK(pool.stats().size == 1);
     CHECK(pool.stats().senders == 1);
-    CHECK(pool.FindOrdered("a", 0)->tx.priority == 11);
+    CHECK(pool.FindOrdered("a", 0)->tx.priority == P(11));
     CHECK(old->tx.sender() == "a");
     CHECK(pool.Insert(Tx("a", 0, 12), 0, 1, 1000).reject ==
           RejectReason::kReplacementUnderpriced);
@@ -784,7 +1041,7 @@ TEST_CASE("mempool: a lone sender's tx is replaced, evicted, expired and based l
     // Left: b/0 (1), b/1 (9), d/0, e/0, f/0 (6). The cheapest evictable is a 6, not b/0.
     r = pool.Insert(Tx("g", 0, 6), 0, 1, 1000);
     CHECK(r.reject == RejectReason::kFull);
-    CHECK(r.needed_priority == 7);
+    CHECK(r.needed_priority == P(6).Next());
     CHECK(pool.stats().senders == 4);
     // Its own lone predecessor is never evicted for a sender's next tx: e/1 evicts f/0 or d/0.
     r = pool.Insert(Tx("e", 1, 7), 0, 1, 1000);
@@ -902,11 +1159,9 @@ TEST_CASE("mempool: reaping while another thread inserts", "[mempool]") {
       const std::string sender = "s" + std::to_string(s);
       const auto op = rng() % 10;
       if (op < 6) {
-        pool.Insert(Tx(sender, next[s]++, static_cast<std::int64_t>(rng() % 1000), 50), 0, 1,
-                    1);
+        pool.Insert(Tx(sender, next[s]++, rng() % 1000, 50), 0, 1, 1);
       } else if (op < 7) {
-        pool.Insert(Unordered(sender, rng(), static_cast<std::int64_t>(rng() % 1000), 50), 0, 1,
-                    1);
+        pool.Insert(Unordered(sender, rng(), rng() % 1000, 50), 0, 1, 1);
       } else if (op < 8 && next[s] > 0) {  // replace a recent nonce
         pool.Insert(Tx(sender, next[s] - 1, 2000, 50), 0, 1, 1);
       } else if (op < 9) {  // "include" the sender's first txs
@@ -961,7 +1216,7 @@ TEST_CASE("mempool: a sender with many txs, ordered and unordered, grown and shr
   PriorityMempool pool(c);
   std::vector<EntryPtr> ordered, unordered;
   for (std::uint64_t n = 0; n < 20; ++n) {
-    ordered.push_back(Add(pool, Tx("a", n, 100 - static_cast<std::int64_t>(n))));
+    ordered.push_back(Add(pool, Tx("a", n, 100 - n)));
     if (n % 2 == 0) unordered.push_back(Add(pool, Unordered("a", 1000 + n, 1)));
   }
   CHECK(pool.stats().size == 30);

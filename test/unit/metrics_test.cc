@@ -263,10 +263,11 @@ TEST_CASE("the mempool collector reports the pool's size, bytes and removals by 
   CHECK(CounterValue(pool, "kairos_mempool_removed_total", {{"reason", "included"}}) == 2);
   // Every reason has its series, zeros included.
   for (const char* reason : {"included", "evicted", "replaced", "expired_blocks", "expired_time",
-                             "recheck_failed", "stale_nonce"}) {
+                             "recheck_failed", "stale_nonce", "expired_parked"}) {
     INFO(reason);
     CHECK(Sample(pool, "kairos_mempool_removed_total", {{"reason", reason}}));
   }
+  CHECK(Sample(pool, "kairos_mempool_rejected_total", {{"reason", "parked_cap"}}));
 }
 
 TEST_CASE("the disk collector adds up the files under the database directory", "[metrics]") {

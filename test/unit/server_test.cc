@@ -757,3 +757,30 @@ TEST_CASE("one connection's requests run in its order across the query thread an
   CHECK(all[3] == "check:gate");
   CHECK(all[4] == "query done:behind-gate");
 }
+
+TEST_CASE("with two query threads, one connection's queries still run in its order",
+          "[server]") {
+  ServerOptions options = TestOptions();
+  options.query_threads = 2;
+  TestServer server(options);
+  Client client(server.address());
+  client.Send(Query("qgate"));  // held on one query thread
+  REQUIRE(server.app().WaitUntilQueryGateEntered());
+  client.Send(Query("second"));  // the other thread is free, but this must wait its turn
+  // Another connection's query is not held behind it: the second thread answers it.
+  Client other(server.address());
+  CHECK(other.Call(Query("other")) == "query:other");
+  // Give a wrong implementation the chance to run "second" now (the order is what is checked).
+  std::this_thread::sleep_for(100ms);
+  server.app().ReleaseQuery();
+  pb::Response res;
+  for (const char* want : {"query:qgate", "query:second"}) {
+    REQUIRE(client.Read(&res));
+    CHECK(Key(res) == want);
+  }
+  const std::vector<std::string> calls = server.app().calls();
+  REQUIRE(calls.size() == 3);
+  CHECK(calls[0] == "query done:other");
+  CHECK(calls[1] == "query done:qgate");
+  CHECK(calls[2] == "query done:second");
+}

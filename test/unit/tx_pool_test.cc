@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/kairos_app.h"
@@ -27,6 +29,17 @@ SendOptions At(std::uint64_t sequence, std::uint64_t priority, std::uint64_t acc
   o.sequence = sequence;
   o.gas = kGas;
   o.fee = std::to_string(priority * kGas) + "stake";
+  return o;
+}
+
+// A transfer paying `fee` stake for `gas`: realistic gas prices are below 1 per gas.
+SendOptions Paying(std::uint64_t sequence, std::uint64_t fee, std::uint64_t account_number,
+                   std::uint64_t gas = kGas) {
+  SendOptions o;
+  o.account_number = account_number;
+  o.sequence = sequence;
+  o.gas = gas;
+  o.fee = std::to_string(fee) + "stake";
   return o;
 }
 
@@ -132,7 +145,9 @@ TEST_CASE("a full pool evicts a cheaper tx, or refuses with code 20 and the prio
   CHECK(refused.code() == 20);
   CHECK(refused.codespace() == "sdk");
   CHECK_THAT(refused.log(), Catch::Contains("mempool is full"));
-  CHECK_THAT(refused.log(), Catch::Contains("priority >= 2"));
+  CHECK_THAT(refused.log(), Catch::Contains("a tx needs a fee per gas above 1 to evict (this one "
+                                            "offers 1); with its gas limit of 200000 that is a "
+                                            "fee of at least 200001stake"));
   // Higher: alice's tx goes.
   const std::string c = chain.Send(kCarol, kDave, "1stake", At(0, 5, 2));
   CHECK(chain.Check(c).code() == 0);
@@ -156,12 +171,12 @@ TEST_CASE("a replacement needs the priority bump, and only its fee is charged", 
   chain.Block({}, kT0);
   const std::string first = chain.Send(kAlice, kBob, "10stake", At(0, 10, 0));
   REQUIRE(chain.Check(first).code() == 0);
-  // 10% over 10 is 11: 10.99... per gas is still priority 10.
-  SendOptions low = At(0, 10, 0);
-  low.fee = std::to_string(11 * kGas - 1) + "stake";
-  auto refused = chain.Check(chain.Send(kAlice, kBob, "10stake", low));
+  // 10% over 10 is 11 per gas: one unit of fee less is not enough.
+  auto refused = chain.Check(chain.Send(kAlice, kBob, "10stake", Paying(0, 11 * kGas - 1, 0)));
   CHECK(refused.code() == 13);
-  CHECK_THAT(refused.log(), Catch::Contains("needs priority >= 11"));
+  CHECK(refused.log() == "replacement of sequence 0 needs a fee per gas of at least 11 (+10%), got "
+                         "10.999995; with its gas limit of 200000 that is a fee of at least "
+                         "2200000stake");
   const std::string second = chain.Send(kAlice, kBob, "20stake", At(0, 11, 0));  // exactly +10%
   CHECK(chain.Check(second).code() == 0);
   auto recheck = chain.Check(first, /*recheck=*/true);
@@ -174,6 +189,45 @@ TEST_CASE("a replacement needs the priority bump, and only its fee is charged", 
   CHECK(block == std::vector<std::string>{second, next});
   chain.Block(block, kT0 + kSecond);
   CHECK(chain.Balance(kAlice) == std::to_string(1000000000 - 11 * kGas - 20 - 1 * kGas - 1));
+}
+
+TEST_CASE("gas prices below 1 per gas order, evict and replace by the exact fee per gas",
+          "[tx_pool]") {
+  // 5000stake for 200000 gas is 0.025 per gas, a usual Cosmos fee level. Priority as an integer
+  // fee / gas made every one of these 0: arrival order, and no replacement ("needs priority >=
+  // 1, got 0").
+  TestChain chain = Chain(PoolOptions(3));
+  chain.Block({}, kT0);
+  const std::string a = chain.Send(kAlice, kDave, "1stake", Paying(0, 5000, 0));
+  const std::string b = chain.Send(kBob, kDave, "1stake", Paying(0, 5001, 1));
+  const std::string c = chain.Send(kCarol, kDave, "1stake", Paying(0, 2500, 2, 100000));  // 0.025
+  for (const auto& tx : {a, b, c}) REQUIRE(chain.Check(tx).code() == 0);
+  CHECK(Prepare(chain, kT0 + kSecond) == std::vector<std::string>{b, a, c});
+
+  // Full: 0.025 evicts nothing (ties stay), and the answer says which fee would.
+  auto refused = chain.Check(chain.Send(kDave, kAlice, "1stake", Paying(0, 5000, 3)));
+  CHECK(refused.code() == 20);
+  CHECK(refused.log() == "mempool is full: 3 txs, " + std::to_string(a.size() + b.size() + c.size()) +
+                             " bytes; a tx needs a fee per gas above 0.025 to evict (this one "
+                             "offers 0.025); with its gas limit of 200000 that is a fee of at "
+                             "least 5001stake");
+  const std::string d = chain.Send(kDave, kAlice, "1stake", Paying(0, 5001, 3));
+  REQUIRE(chain.Check(d).code() == 0);  // evicts carol's, the newer of the two at 0.025
+  CHECK(chain.Check(c, /*recheck=*/true).code() == 20);
+
+  // Replacement: +10% of 0.025 is 0.0275, i.e. 5500 for 200000 gas.
+  auto under = chain.Check(chain.Send(kAlice, kBob, "1stake", Paying(0, 5499, 0)));
+  CHECK(under.code() == 13);
+  CHECK(under.log() == "replacement of sequence 0 needs a fee per gas of at least 0.0275 (+10%), "
+                       "got 0.027495; with its gas limit of 200000 that is a fee of at least "
+                       "5500stake");
+  const std::string a2 = chain.Send(kAlice, kBob, "1stake", Paying(0, 5500, 0));
+  REQUIRE(chain.Check(a2).code() == 0);
+  const auto block = Prepare(chain, kT0 + kSecond);
+  CHECK(block == std::vector<std::string>{a2, b, d});
+  const auto res = chain.Block(block, kT0 + kSecond);
+  for (const auto& r : res.tx_results()) CHECK(r.code() == 0);
+  CHECK(chain.Balance(kAlice) == std::to_string(1000000000 - 5500 - 1 + 1));  // dave sent 1
 }
 
 TEST_CASE("a duplicate, a tx too large for the pool, and a stale sequence get clear errors",
@@ -325,7 +379,7 @@ TEST_CASE("txs parked behind a gap that is never filled leave after mempool.park
   chain.Block({}, kT0 + 3 * kSecond);  // height 4: 3 blocks old, dropped
   CHECK(Stats(chain).parked() == 0);
   CHECK(Stats(chain).size() == 1);     // the ready tx (empty blocks: nothing proposed it)
-  CHECK(Count(Stats(chain).expiries(), "expired_blocks") == 2);
+  CHECK(Count(Stats(chain).expiries(), "expired_parked") == 2);
   auto recheck = chain.Check(p2, /*recheck=*/true);
   CHECK(recheck.code() == 20);
   CHECK_THAT(recheck.log(), Catch::Contains("parked_ttl_blocks"));
@@ -483,6 +537,485 @@ TEST_CASE("property: ProcessProposal accepts whatever PrepareProposal builds", "
       }
     }
   }
+}
+
+}  // namespace kairos::test
+
+namespace kairos::test {
+namespace {
+
+abci_pb::RequestQuery SenderTxsQuery(const TestKey& key) {
+  kairos::mempool::v1::QuerySenderTxsRequest q;
+  q.set_address(key.bech32);
+  abci_pb::RequestQuery req;
+  req.set_path("/kairos.mempool.v1.Query/SenderTxs");
+  req.set_data(q.SerializeAsString());
+  return req;
+}
+
+kairos::mempool::v1::QuerySenderTxsResponse SenderTxs(TestChain& chain, const TestKey& key) {
+  const auto res = chain.app().Query(SenderTxsQuery(key));
+  REQUIRE(res.code() == 0);
+  kairos::mempool::v1::QuerySenderTxsResponse r;
+  REQUIRE(r.ParseFromString(res.value()));
+  return r;
+}
+
+// A pool that is not rechecked at commit (budget 0): what it admitted stays there whatever
+// blocks from elsewhere did.
+app::AppOptions WithoutRecheck() {
+  app::AppOptions options;
+  options.mempool_recheck_budget_nanos = 0;
+  return options;
+}
+
+// Commits a block from elsewhere at kT0 + 1s: alice's unordered tx (never in this pool) sending
+// `amount` to carol, for a fee of 200stake.
+void AliceSpendsElsewhere(TestChain& chain, const std::string& amount) {
+  SendOptions u = Paying(0, 200, 0);
+  u.unordered = true;
+  u.timeout_unix_nanos = kT0 + 60 * kSecond;
+  chain.Block({chain.Send(kAlice, kCarol, amount, u)}, kT0 + kSecond);
+}
+
+// `n` keys funded with `coins` each, named prefix0, prefix1, ...
+std::vector<std::pair<TestKey, std::string>> Funded(const std::string& prefix, int n,
+                                                    const std::string& coins) {
+  std::vector<std::pair<TestKey, std::string>> out;
+  for (int i = 0; i < n; ++i) out.emplace_back(MakeKey(prefix + std::to_string(i)), coins);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a parked tx's answer says it is parked and what it waits for, and SenderTxs lists states",
+          "[tx_pool]") {
+  TestChain chain = Chain();
+  chain.Block({}, kT0);
+  const auto parked = chain.Check(chain.Send(kAlice, kBob, "1stake", Paying(2, 5000, 0)));
+  CHECK(parked.code() == 0);
+  CHECK(parked.info() == "parked; waiting for sequence 0");
+  CHECK(parked.log() == "parked: waiting for sequence 0 of " + kAlice.bech32 +
+                            " (this tx has sequence 2); it is not proposed before the txs from "
+                            "sequence 0 on reach the mempool, and it is dropped after 20 blocks "
+                            "without them (mempool.parked_ttl_blocks)");
+  const auto ready = chain.Check(chain.Send(kAlice, kBob, "1stake", Paying(0, 5000, 0)));
+  CHECK(ready.code() == 0);
+  CHECK(ready.log().empty());
+  CHECK(ready.info().empty());
+
+  const auto r = SenderTxs(chain, kAlice);
+  CHECK(r.committed_sequence() == 0);
+  CHECK(r.next_sequence() == 1);
+  REQUIRE(r.txs_size() == 2);
+  CHECK(r.txs(0).sequence() == 0);
+  CHECK(r.txs(0).state() == kairos::mempool::v1::PooledTx::STATE_READY);
+  CHECK(r.txs(0).fee_per_gas() == "0.025");
+  CHECK(r.txs(0).gas_wanted() == kGas);
+  CHECK(r.txs(1).sequence() == 2);
+  CHECK(r.txs(1).state() == kairos::mempool::v1::PooledTx::STATE_PARKED);
+  CHECK(SenderTxs(chain, kBob).txs_size() == 0);
+
+  // Bad requests: code 18 naming what is wrong.
+  abci_pb::RequestQuery req;
+  req.set_path("/kairos.mempool.v1.Query/SenderTxs");
+  req.set_data("\xff\xff");
+  auto res = chain.app().Query(req);
+  CHECK(res.code() == 18);
+  CHECK(res.log() == "invalid request: /kairos.mempool.v1.Query/SenderTxs: data is not a "
+                     "QuerySenderTxsRequest");
+  kairos::mempool::v1::QuerySenderTxsRequest q;
+  q.set_address("kairos1nope");
+  req.set_data(q.SerializeAsString());
+  res = chain.app().Query(req);
+  CHECK(res.code() == 18);
+  CHECK(res.log() == "invalid request: /kairos.mempool.v1.Query/SenderTxs: invalid address "
+                     "\"kairos1nope\"");
+}
+
+TEST_CASE("SenderTxs answers consistent snapshots from another thread while txs arrive and park",
+          "[tx_pool]") {
+  // The query thread's path (app/query_router.h): KairosApp::Query from a second thread while
+  // this one runs CheckTx (parking and promoting alice's txs) and blocks. Each answer must be one
+  // state of the pool: sequences increasing from the committed one, the ready ones contiguous up
+  // to next_sequence, the rest parked above it.
+  TestChain chain = Chain();
+  chain.Block({}, kT0);
+  std::atomic<bool> done{false}, failed{false};
+  std::atomic<int> answers{0};
+  std::string error;  // the first inconsistency: written by the reader before `failed`
+  std::thread reader([&] {
+    while (!done.load() && error.empty()) {
+      const auto res = chain.app().Query(SenderTxsQuery(kAlice));  // no Catch macros here
+      kairos::mempool::v1::QuerySenderTxsResponse r;
+      if (res.code() != 0 || !r.ParseFromString(res.value())) {
+        error = "answer " + std::to_string(res.code()) + ": " + res.log();
+        failed = true;
+        break;
+      }
+      std::uint64_t ready = 0, last = 0;
+      for (int i = 0; i < r.txs_size(); ++i) {
+        const auto& t = r.txs(i);
+        const bool is_parked = t.state() == kairos::mempool::v1::PooledTx::STATE_PARKED;
+        if ((i > 0 && t.sequence() <= last) || t.sequence() < r.committed_sequence() ||
+            t.sequence() == r.next_sequence() || is_parked != (t.sequence() > r.next_sequence())) {
+          error = "inconsistent answer: " + r.ShortDebugString();
+          break;
+        }
+        last = t.sequence();
+        ready += is_parked ? 0 : 1;
+      }
+      if (error.empty() && ready != r.next_sequence() - r.committed_sequence()) {
+        error = "ready txs not contiguous: " + r.ShortDebugString();
+      }
+      if (!error.empty()) failed = true;
+      answers.fetch_add(1);
+    }
+  });
+  std::uint64_t sequence = 0;
+  for (int block = 1; block <= 6 && !failed.load(); ++block) {
+    for (int pair = 0; pair < 4; ++pair, sequence += 2) {
+      // The later sequence first (parked), then the one it waits for (both become ready).
+      CHECK(chain.Check(chain.Send(kAlice, kBob, "1stake", Paying(sequence + 1, 5000, 0)))
+                .info() == "parked; waiting for sequence " + std::to_string(sequence));
+      CHECK(chain.Check(chain.Send(kAlice, kBob, "1stake", Paying(sequence, 5000, 0))).code() ==
+            0);
+    }
+    const auto txs = Prepare(chain, kT0 + block * kSecond);
+    CHECK(txs.size() == 8);
+    chain.Block(txs, kT0 + block * kSecond);
+  }
+  // Let the reader see the final state at least once (bounded by its progress, not by time).
+  const int seen = answers.load();
+  while (answers.load() < seen + 2 && !failed.load()) std::this_thread::yield();
+  done = true;
+  reader.join();
+  INFO(error);
+  CHECK(error.empty());
+  CHECK(answers.load() > 2);
+  // Every tx was included: the pool holds none of alice's (and knows no sequence of hers).
+  const auto last = SenderTxs(chain, kAlice);
+  CHECK(last.txs_size() == 0);
+  CHECK(last.committed_sequence() == 0);
+}
+
+TEST_CASE("fees and sends are reserved across a payer's pooled txs, ready and parked",
+          "[tx_pool]") {
+  // Alice has 1,000,000,000. A parked tx reserves its fee and send although it pays nothing yet.
+  TestChain chain = Chain();
+  chain.Block({}, kT0);
+  const std::string p1 = chain.Send(kAlice, kBob, "1stake", Paying(1, 600'000'000, 0));
+  REQUIRE(chain.Check(p1).code() == 0);
+  const app::TxPool& pool = chain.app().tx_pool();
+  CHECK(pool.Reserved(kAlice.address).ToString() == "600000001stake");
+  // Another parked tx offering the same: it could only pay if p1 did not.
+  auto refused = chain.Check(chain.Send(kAlice, kBob, "1stake", Paying(2, 600'000'000, 0)));
+  CHECK(refused.code() == 5);
+  CHECK(refused.codespace() == "sdk");
+  CHECK(refused.log() == "insufficient funds: " + kAlice.bech32 +
+                             " has 1000000000stake committed, its txs in the mempool reserve "
+                             "600000001stake for fees and sends (ready and parked alike), and "
+                             "this tx needs 600000001stake more");
+  // Nor may a ready one take what p1 reserved.
+  CHECK(chain.Check(chain.Send(kAlice, kBob, "1stake", Paying(0, 400'000'000, 0))).code() == 5);
+  // Its send counts as much as its fee: 399,999,999 of fee and send leave nothing.
+  const std::string s0 =
+      chain.Send(kAlice, kBob, "199999999stake", Paying(0, 200'000'000, 0));
+  REQUIRE(chain.Check(s0).code() == 0);
+  CHECK(pool.Reserved(kAlice.address).ToString() == "1000000000stake");
+  CHECK(chain.Check(chain.Send(kAlice, kBob, "1stake", Paying(2, 1, 0))).code() == 5);
+  // A replacement counts in place of the tx it replaces: the same fee for half the gas (twice
+  // the fee per gas) takes what p1 reserved, no more.
+  const std::string p1b = chain.Send(kAlice, kBob, "1stake", Paying(1, 600'000'000, 0, 100000));
+  CHECK(chain.Check(p1b).code() == 0);
+  CHECK(pool.Reserved(kAlice.address).ToString() == "1000000000stake");
+  // Nothing is credited before it is committed: bob cannot spend what alice sends him.
+  CHECK(pool.Reserved(kBob.address).empty());
+
+  // Both land; the reservations go with them.
+  const auto block = Prepare(chain, kT0 + kSecond);
+  CHECK(block == std::vector<std::string>{s0, p1b});
+  const auto res = chain.Block(block, kT0 + kSecond);
+  for (const auto& r : res.tx_results()) CHECK(r.code() == 0);
+  CHECK(pool.Reserved(kAlice.address).empty());
+  CHECK(chain.Balance(kAlice) == "0");
+  CHECK(chain.Balance(kBob) == std::to_string(1000000000 + 199999999 + 1));
+  // Eviction and expiry release them too.
+  app::AppOptions small = PoolOptions(1);
+  small.mempool_parked_ttl_blocks = 1;
+  TestChain c2 = Chain(small);
+  c2.Block({}, kT0);
+  REQUIRE(c2.Check(c2.Send(kBob, kCarol, "1stake", Paying(3, 1000, 1))).code() == 0);  // parked
+  CHECK(c2.app().tx_pool().Reserved(kBob.address).ToString() == "1001stake");
+  REQUIRE(c2.Check(c2.Send(kCarol, kBob, "1stake", Paying(0, 1000, 2))).code() == 0);  // evicts
+  CHECK(c2.app().tx_pool().Reserved(kBob.address).empty());
+  CHECK(c2.app().tx_pool().Reserved(kCarol.address).ToString() == "1001stake");
+  REQUIRE(c2.Check(c2.Send(kCarol, kBob, "1stake", Paying(0, 2000, 2))).code() == 0);  // replaces
+  CHECK(c2.app().tx_pool().Reserved(kCarol.address).ToString() == "2001stake");
+}
+
+TEST_CASE("the fee an underpriced tx would need is named in its denoms, or the chain's",
+          "[tx_pool]") {
+  TestChain chain({{kAlice, "1000000000stake"}, {kBob, "1000000000atom,1000000000stake"}}, "",
+                  PoolOptions(1));
+  chain.Block({}, kT0);
+  REQUIRE(chain.Check(chain.Send(kAlice, kDave, "1stake", Paying(0, 2 * kGas, 0))).code() == 0);
+  // Two fee coins: the priority is the least one's, so each must reach the fee named.
+  SendOptions two = Paying(0, 0, 1);
+  two.fee = "300000atom,300000stake";
+  auto refused = chain.Check(chain.Send(kBob, kDave, "1stake", two));
+  CHECK(refused.code() == 20);
+  CHECK(refused.log() == "mempool is full: 1 txs, " +
+                             std::to_string(chain.Send(kAlice, kDave, "1stake",
+                                                       Paying(0, 2 * kGas, 0))
+                                                .size()) +
+                             " bytes; a tx needs a fee per gas above 2 to evict (this one offers "
+                             "1.5); with its gas limit of 200000 that is a fee of at least 400001 "
+                             "of each of atom, stake");
+  // No fee at all: the chain's denom.
+  SendOptions none = Paying(0, 0, 1);
+  none.fee = "";
+  refused = chain.Check(chain.Send(kBob, kDave, "1stake", none));
+  CHECK(refused.code() == 20);
+  CHECK_THAT(refused.log(), Catch::EndsWith("(this one offers 0); with its gas limit of 200000 "
+                                            "that is a fee of at least 400001stake"));
+}
+
+TEST_CASE("a tx whose fee and sends add up past 2^256 is refused with code 5", "[tx_pool]") {
+  TestChain chain = Chain();
+  chain.Block({}, kT0);
+  const std::string max256 =
+      "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+  const auto res = chain.Check(chain.Send(kAlice, kBob, max256 + "stake", Paying(0, 1, 0)));
+  CHECK(res.code() == 5);
+  CHECK(res.log() == "insufficient funds: the tx's fee and sends add up past any balance");
+  // Below that, a send the balance cannot cover is refused by the reservation check.
+  const auto big = chain.Check(chain.Send(kAlice, kBob, "2000000000stake", Paying(0, 1, 0)));
+  CHECK(big.code() == 5);
+  CHECK(big.log() == "insufficient funds: " + kAlice.bech32 +
+                         " has 1000000000stake committed, its txs in the mempool reserve 0stake "
+                         "for fees and sends (ready and parked alike), and this tx needs "
+                         "2000000001stake more");
+}
+
+TEST_CASE("parked txs expire with their own reason, counted and answered", "[tx_pool]") {
+  app::AppOptions options;
+  options.mempool_parked_ttl_blocks = 1;
+  TestChain chain = Chain(options);
+  chain.Block({}, kT0);
+  const std::string p = chain.Send(kAlice, kBob, "1stake", Paying(4, 5000, 0));
+  REQUIRE(chain.Check(p).code() == 0);
+  chain.Block({}, kT0 + kSecond);
+  chain.Block({}, kT0 + 2 * kSecond);
+  CHECK(Stats(chain).size() == 0);
+  CHECK(Count(Stats(chain).expiries(), "expired_parked") == 1);
+  CHECK(Count(Stats(chain).expiries(), "expired_blocks") == 0);
+  CHECK(chain.app().tx_pool().Reserved(kAlice.address).empty());
+  const auto recheck = chain.Check(p, /*recheck=*/true);
+  CHECK(recheck.code() == 20);
+  CHECK(recheck.log() == "expired from the mempool (expired_parked): parked behind a sequence gap "
+                         "that no tx filled for more than mempool.parked_ttl_blocks blocks");
+}
+
+TEST_CASE("a flood of parked txs offering the whole balance evicts no ready tx", "[tx_pool]") {
+  // The issue's numbers: a pool of 320 holding 300 ready honest txs; 5 accounts send 64 parked
+  // txs each. Before: each offered the whole balance as fee, each was checked against the
+  // balance alone and evicted a ready tx; all 300 went, the next honest tx got code 20 and the
+  // next proposal held nothing, for free.
+  auto funded = Funded("honest", 30, "1000000000stake");         // account numbers 0..29
+  for (auto& f : Funded("attacker", 5, "1000000stake")) funded.push_back(f);  // 30..34
+  for (auto& f : Funded("spreader", 5, "1000000stake")) funded.push_back(f);  // 35..39
+  funded.emplace_back(MakeKey("late"), "1000000000stake");                    // 40
+  app::AppOptions options = PoolOptions(320);
+  TestChain chain(funded, "", options);
+  chain.Block({}, kT0);
+  std::vector<std::string> honest;
+  for (std::uint64_t seq = 0; seq < 10; ++seq) {
+    for (std::uint64_t i = 0; i < 30; ++i) {
+      honest.push_back(
+          chain.Send(funded[i].first, kAlice, "1stake", Paying(seq, 5000, i)));
+      REQUIRE(chain.Check(honest.back()).code() == 0);
+    }
+  }
+  std::map<std::uint32_t, int> codes;
+  for (std::uint64_t a = 30; a < 35; ++a) {
+    for (std::uint64_t seq = 1; seq <= 64; ++seq) {  // sequence 0 never comes
+      ++codes[chain.Check(chain.Send(funded[a].first, kAlice, "1stake",
+                                     Paying(seq, 1000000 - 1, a)))
+                  .code()];
+    }
+  }
+  // One parked tx per attacker: its fee reserves the whole balance; the others cannot pay.
+  CHECK(codes[0] == 5);
+  CHECK(codes[5] == 5 * 63);
+  CHECK(Stats(chain).size() == 305);
+  CHECK(Stats(chain).parked() == 5);
+  CHECK(Count(Stats(chain).evictions(), "evicted") == 0);
+
+  // Others spread their balance so the reservations allow all 64 (1/64 each): the free room
+  // (15) and the per-sender cap (16) bound them, and none evicts a ready tx.
+  codes.clear();
+  for (std::uint64_t a = 35; a < 40; ++a) {
+    for (std::uint64_t seq = 1; seq <= 64; ++seq) {
+      ++codes[chain.Check(chain.Send(funded[a].first, kAlice, "1stake",
+                                     Paying(seq, 1000000 / 64 - 1, a)))
+                  .code()];
+    }
+  }
+  CHECK(Stats(chain).size() == 320);
+  CHECK(Stats(chain).parked() == 20);
+  CHECK(codes[0] == 15);
+  CHECK(Count(Stats(chain).evictions(), "evicted") == 0);
+  // The next honest tx gets in: it evicts a parked one, never a ready one.
+  const std::string next = chain.Send(funded[40].first, kBob, "1stake", Paying(0, 5000, 40));
+  CHECK(chain.Check(next).code() == 0);
+  CHECK(Count(Stats(chain).evictions(), "evicted") == 1);
+  CHECK(Stats(chain).parked() == 19);
+  // The next blocks hold the honest txs, 50 a block (10M gas).
+  std::set<std::string> included;
+  for (int b = 1; b <= 7; ++b) {
+    const auto block = Prepare(chain, kT0 + b * kSecond);
+    const auto res = chain.Block(block, kT0 + b * kSecond);
+    for (const auto& r : res.tx_results()) {
+      CHECK(r.code() == 0);
+    }
+    included.insert(block.begin(), block.end());
+  }
+  for (const auto& tx : honest) CHECK(included.count(tx) == 1);
+  CHECK(included.count(next) == 1);
+  CHECK(included.size() == honest.size() + 1);
+}
+
+TEST_CASE("a sender spending its balance cannot make its later high-fee txs free",
+          "[tx_pool]") {
+  // The issue's attack: tx 0 sends the attacker's balance away; its next 23 txs, at twice the
+  // honest fee per gas, passed every check (fees against a balance the send had not touched),
+  // took 4.6M of a 10M-gas block and failed their fee in FinalizeBlock, paying nothing, while
+  // honest txs waited. The honest txs included must be the same with and without them.
+  const auto run = [](bool attack) {
+    // Whole fees per gas (1 and 2), so that the attack is the same with priorities as integers.
+    auto funded = Funded("honest", 16, "1000000000stake");
+    funded.emplace_back(MakeKey("attacker"), "10000000stake");
+    TestChain chain(funded, "", PoolOptions(1000));
+    chain.Block({}, kT0);
+    const TestKey& attacker = funded.back().first;
+    // Tx 0 sends everything but its fee; it pays 2 per gas.
+    const std::string spend =
+        chain.Send(attacker, kAlice, std::to_string(10000000 - 2 * kGas) + "stake",
+                   Paying(0, 2 * kGas, 16));
+    REQUIRE(chain.Check(spend).code() == 0);
+    std::vector<std::string> honest;  // 80 txs at 1 per gas
+    for (std::uint64_t seq = 0; seq < 5; ++seq) {
+      for (std::uint64_t i = 0; i < 16; ++i) {
+        honest.push_back(chain.Send(funded[i].first, kAlice, "1stake", Paying(seq, kGas, i)));
+        REQUIRE(chain.Check(honest.back()).code() == 0);
+      }
+    }
+    int refused = 0;
+    if (attack) {
+      for (std::uint64_t seq = 1; seq <= 23; ++seq) {
+        const auto res =
+            chain.Check(chain.Send(attacker, kAlice, "1stake", Paying(seq, 2 * kGas, 16)));
+        if (res.code() == 5) ++refused;
+      }
+    }
+    const auto block = Prepare(chain, kT0 + kSecond);
+    REQUIRE(chain.Process(block, kT0 + kSecond).status() ==
+            abci_pb::ResponseProcessProposal::ACCEPT);
+    int failed = 0;
+    const auto res = chain.Block(block, kT0 + kSecond);
+    for (const auto& r : res.tx_results()) failed += r.code() != 0;
+    std::set<std::string> in_block(block.begin(), block.end());
+    int honest_in = 0;
+    for (const auto& tx : honest) honest_in += static_cast<int>(in_block.count(tx));
+    return std::tuple{honest_in, failed, refused, block.size()};
+  };
+  const auto [quiet_honest, quiet_failed, quiet_refused, quiet_size] = run(false);
+  const auto [honest, failed, refused, size] = run(true);
+  INFO("without the attack: " << quiet_honest << " honest txs in the block of " << quiet_size
+                              << "; with it: " << honest << " of " << size << ", " << failed
+                              << " failed in the block, " << refused << " refused at CheckTx");
+  CHECK(quiet_honest == 49);  // 50 txs of 200000 gas fill 10M: the attacker's send and 49
+  CHECK(honest == quiet_honest);
+  CHECK(failed == 0);
+  CHECK(refused == 23);
+  CHECK(quiet_failed == 0);
+  CHECK(quiet_refused == 0);
+}
+
+TEST_CASE("PrepareProposal runs each tx whole: a fee an earlier send spent leaves the tx out",
+          "[tx_pool]") {
+  // The pool admitted alice's send and her next tx while her balance covered both; then a block
+  // from elsewhere (her unordered tx, never in this pool, with no recheck since: budget 0) took
+  // 201. Her send still succeeds, and leaves 4,799: not enough for the next tx's 4,999 fee. Run
+  // ante-only, the proposal held both and the second failed in FinalizeBlock, paying nothing.
+  TestChain chain = Chain(WithoutRecheck());
+  chain.Block({}, kT0);
+  const std::string send = chain.Send(kAlice, kBob, std::to_string(1000000000 - 10000) + "stake",
+                                      Paying(0, 5000, 0));
+  const std::string next = chain.Send(kAlice, kBob, "1stake", Paying(1, 4999, 0));
+  REQUIRE(chain.Check(send).code() == 0);
+  REQUIRE(chain.Check(next).code() == 0);
+  AliceSpendsElsewhere(chain, "1stake");
+  CHECK(Stats(chain).size() == 2);
+  const auto block = Prepare(chain, kT0 + 2 * kSecond);
+  CHECK(block == std::vector<std::string>{send});
+  CHECK(chain.Process(block, kT0 + 2 * kSecond).status() ==
+        abci_pb::ResponseProcessProposal::ACCEPT);
+  const auto res = chain.Block(block, kT0 + 2 * kSecond);
+  for (const auto& r : res.tx_results()) CHECK(r.code() == 0);
+  CHECK(chain.Balance(kAlice) == std::to_string(10000 - 201 - 5000));
+}
+
+TEST_CASE("PrepareProposal includes a tx whose messages fail: it pays its fee in the block",
+          "[tx_pool]") {
+  // Alice's first tx sends more than she will have once a block from elsewhere took most of her
+  // balance: its ante passes (the fee), its message fails. FinalizeBlock charges the fee and
+  // sequence; the proposal includes it, and its scratch state is FinalizeBlock's (her next tx
+  // follows it, its sequence taken).
+  TestChain chain = Chain(WithoutRecheck());
+  chain.Block({}, kT0);
+  const std::string a = chain.Send(kAlice, kBob, "999000000stake", Paying(0, 5000, 0));
+  const std::string b = chain.Send(kAlice, kBob, "1stake", Paying(1, 5000, 0));
+  REQUIRE(chain.Check(a).code() == 0);
+  REQUIRE(chain.Check(b).code() == 0);
+  AliceSpendsElsewhere(chain, "990000000stake");  // a's send will fail, its fee will not
+  const auto block = Prepare(chain, kT0 + 2 * kSecond);
+  CHECK(block == std::vector<std::string>{a, b});
+  const auto results = chain.Block(block, kT0 + 2 * kSecond).tx_results();
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].code() == 5);  // the send fails; the fee is kept
+  CHECK(results[1].code() == 0);
+  CHECK(chain.Balance(kAlice) == std::to_string(1000000000 - 990000000 - 200 - 5000 - 5000 - 1));
+}
+
+TEST_CASE("a replacement that adds or drops a co-signer moves that co-signer's sequence",
+          "[tx_pool]") {
+  TestChain chain = Chain();
+  chain.Block({}, kT0);
+  const auto cosigned = [&](std::uint64_t fee) {
+    SendOptions o = Paying(0, fee, 0);
+    return app::BuildSignedTx(
+        SpecOf({MakeSend(kAlice, kDave, "1stake"), MakeSend(kBob, kDave, "1stake")}, o),
+        {SignerOf(kAlice, 0, 0), SignerOf(kBob, 1, 0)}, TestChain::kChainId);
+  };
+  // Alice's sequence 0, alone; then replaced by a tx bob co-signs with his sequence 0.
+  REQUIRE(chain.Check(chain.Send(kAlice, kDave, "1stake", Paying(0, kGas, 0))).code() == 0);
+  const std::string both = cosigned(2 * kGas);
+  REQUIRE(chain.Check(both).code() == 0);
+  // Bob's sequence 0 is taken: his next tx must use 1 (it used to be accepted with 0 again).
+  const auto reuse = chain.Check(chain.Send(kBob, kDave, "1stake", Paying(0, kGas, 1)));
+  CHECK(reuse.code() == 32);
+  CHECK_THAT(reuse.log(), Catch::Contains("expected 1, got 0"));
+  // Replaced again by alice alone: bob's sequence 0 is free again.
+  const std::string alone = chain.Send(kAlice, kDave, "2stake", Paying(0, 3 * kGas, 0));
+  REQUIRE(chain.Check(alone).code() == 0);
+  const std::string bob0 = chain.Send(kBob, kDave, "1stake", Paying(0, kGas, 1));
+  CHECK(chain.Check(bob0).code() == 0);
+  const auto block = Prepare(chain, kT0 + kSecond);
+  CHECK(block == std::vector<std::string>{alone, bob0});
+  const auto res = chain.Block(block, kT0 + kSecond);
+  for (const auto& r : res.tx_results()) CHECK(r.code() == 0);
 }
 
 }  // namespace kairos::test
