@@ -107,9 +107,21 @@ Result<Coins> Coins::Parse(std::string_view text) {
     std::string_view part = Trim(text.substr(0, comma));
     std::size_t digits = 0;
     while (digits < part.size() && IsDigit(part[digits])) ++digits;
-    if (digits == 0) return Status::InvalidArgument("invalid coin expression: " + Printable(part));
+    if (part.empty()) {
+      return Status::InvalidArgument("invalid coin expression: an empty coin between commas");
+    }
+    if (digits == 0) {
+      return Status::InvalidArgument("invalid coin expression: " + Printable(part) +
+                                     " has no amount; expected an amount then a denom, e.g. "
+                                     "1000stake");
+    }
     std::string_view amount = part.substr(0, digits);
     std::string_view denom = Trim(part.substr(digits));
+    if (denom.empty()) {
+      return Status::InvalidArgument("invalid coin expression: " + Printable(part) +
+                                     " has no denom; expected an amount then a denom, e.g. " +
+                                     std::string(amount) + "stake");
+    }
     if (!ValidDenom(denom)) return Status::InvalidArgument("invalid denom: " + Printable(denom));
     // The CLI form tolerates leading zeros, as the SDK's ParseCoinsNormalized does.
     while (amount.size() > 1 && amount[0] == '0') amount.remove_prefix(1);

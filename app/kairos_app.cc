@@ -238,10 +238,12 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   put(kKeyMaxBlockGas, EncodeInt64(max_block_gas_));
   put(AuthKeeper::kParamsKey, AuthKeeper::EncodeParams(genesis->auth_params));
   put(BankKeeper::kDenomKey, genesis->denom);
+  std::size_t accounts_created = 0;  // an address with both an account and a balance is one
   for (const std::string& address : genesis->accounts) {
     if (auto a = auth_.NewAccount(state, address); !a.ok()) {
       throw std::runtime_error("genesis account: " + a.status().ToString());
     }
+    ++accounts_created;
   }
   for (const GenesisBalance& b : genesis->balances) {
     auto existing = auth_.ReadAccount(state, b.address);
@@ -250,6 +252,7 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
       if (auto a = auth_.NewAccount(state, b.address); !a.ok()) {
         throw std::runtime_error("genesis account: " + a.status().ToString());
       }
+      ++accounts_created;
     }
     if (ante::TxStatus s = bank_.Mint(state, b.address, b.coins); !s.ok()) {
       throw std::runtime_error("genesis balance of " +
@@ -269,7 +272,7 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   Log()->info("InitChain: chain {} initial height {} with {} validator(s), {} account(s), denom "
               "{}, genesis app hash {}",
               Printable(chain_id_), initial_height_, req.validators_size(),
-              genesis->accounts.size() + genesis->balances.size(), genesis->denom,
+              accounts_created, genesis->denom,
               HexUpper(store::ToBytes(*root)));
   pb::ResponseInitChain res;
   *res.mutable_validators() = req.validators();

@@ -1,14 +1,16 @@
 // kairosd: the Kairos node. `kairosd init`, `kairosd start`, `kairosd version`, and the client
-// commands `keys`, `tx`, `query` and `genesis` (app/client/).
+// commands `keys`, `tx`, `query`, `genesis`, `status`, `config` and `bench` (app/client/).
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
 #include "abci/server.h"
+#include "app/client/cli_errors.h"
 #include "app/client/commands.h"
 #include "app/config.h"
 #include "app/kairos_app.h"
@@ -157,7 +159,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App cli{"kairosd: an ABCI++ application server for CometBFT"};
+  CLI::App cli{"kairosd: an ABCI++ application server for CometBFT", "kairosd"};
   cli.require_subcommand(1);
   cli.fallthrough();  // --home may also follow the subcommand: `kairosd init --home DIR`
   std::string home = DefaultHome();
@@ -178,11 +180,12 @@ int main(int argc, char** argv) {
 
   auto* version = cli.add_subcommand("version", "Print the version and the tested CometBFT");
 
-  // keys, tx, query, genesis: run as callbacks during parsing (a failure exits through
-  // CLI11_PARSE with its code).
+  // keys, tx, query, genesis, status, config: run as callbacks during parsing (a failure ends
+  // the process with its code through ParseCommandLine).
   client::AddClientCommands(cli, home);
 
-  CLI11_PARSE(cli, argc, argv);
+  // An unknown command or flag names itself and lists the commands (app/client/cli_errors.h).
+  if (std::optional<int> exit_code = client::ParseCommandLine(cli, argc, argv)) return *exit_code;
 
   if (*init) return RunInit(home, force);
   if (*start) return RunStart(home, flags);

@@ -137,6 +137,10 @@ pb::ResponseQuery QueryRouter::Handle(const pb::RequestQuery& req) const {
     res.set_value(kVersion);
   } else if (path == "/app/height") {
     res.set_value(std::to_string(latest));
+    if (req.prove()) {  // not a state key: nothing to prove it against
+      res.set_log("no proof: /app/height is not in the state (proofs come with /store/<hex key> "
+                  "and the module queries)");
+    }
   } else {
     return QueryError(ante::kUnknownRequest,
                       "unknown query path '" + Printable(path) +
@@ -235,6 +239,15 @@ pb::ResponseQuery QueryRouter::MempoolSenderTxs(const std::string& data) const {
 pb::ResponseQuery QueryRouter::Store(const std::string& key, std::int64_t height,
                                      bool prove) const {
   if (key.empty()) return QueryError(ante::kInvalidRequest, "invalid request: empty store key");
+  // No state key can be longer than the chain's max_key_bytes: a bad key (code 18), as documented,
+  // not "key not found".
+  if (const std::shared_ptr<const ChainFacts> chain = facts();
+      chain != nullptr && key.size() > chain->limits.max_key_bytes) {
+    return QueryError(ante::kInvalidRequest,
+                      "invalid request: a store key of " + std::to_string(key.size()) +
+                          " bytes is longer than the chain's max_key_bytes (" +
+                          std::to_string(chain->limits.max_key_bytes) + ")");
+  }
   Response error;
   auto view = ViewAt(height, &error);
   if (!view.ok()) return error;

@@ -88,7 +88,7 @@ struct BenchFlags {
   std::string chain_id;
   std::string passphrase_file;
   std::string tx_log;
-  std::string output = "text";
+  std::string output;  // "" = client.toml's
 };
 
 // One coin of one denom as a uint64 (the amounts a bench run needs are small).
@@ -178,7 +178,7 @@ void FundAccounts(const std::string& home, const BenchFlags& f, RpcClient& rpc,
   const Account funder = Take(QueryAccount(rpc, from.address, 0), kExitFailure,
                               "--fund-from " + f.fund_from + ": ");
   const std::string passphrase =
-      Take(GetPassphrase(f.passphrase_file, "Passphrase for key '" + from.name + "': ", false));
+      Take(KeyringPassphrase(f.passphrase_file, "Passphrase for key '" + from.name + "': ", false));
   const KeySecret secret = Take(keyring.Unlock(from.name, passphrase));
   app::SignerKey signer;
   signer.type = from.type;

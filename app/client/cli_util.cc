@@ -25,6 +25,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The test backend's keys are sealed with this public passphrase (the SDK's test backend uses a
+// fixed one too): the file protects nothing from whoever can read it.
+constexpr char kTestBackendPassphrase[] = "kairos-test-keyring";
+
+// The client config of this run (main thread only; see BindClientContext).
+struct ClientContext {
+  const std::string* home = nullptr;
+  const std::string* keyring_backend_flag = nullptr;
+  std::optional<ClientConfig> config;  // loaded on first use
+};
+ClientContext& Context() {
+  static ClientContext context;
+  return context;
+}
+
 constexpr std::chrono::seconds kWaitTimeout{30};
 constexpr std::chrono::milliseconds kWaitPoll{500};
 
@@ -87,18 +102,46 @@ void Check(const Status& s, int exit_code, const std::string& context) {
   if (!s.ok()) Fail(exit_code, context + s.message());
 }
 
-bool IsJson(const std::string& output) { return output == "json"; }
+void BindClientContext(const std::string* home, const std::string* keyring_backend_flag) {
+  Context() = ClientContext{home, keyring_backend_flag, std::nullopt};
+}
+
+const ClientConfig& ActiveClientConfig() {
+  ClientContext& c = Context();
+  if (!c.config) {
+    ClientConfig config;
+    if (c.home != nullptr) config = Take(LoadClientConfig(*c.home), kExitUsage);
+    if (c.keyring_backend_flag != nullptr && !c.keyring_backend_flag->empty()) {
+      config.keyring_backend = *c.keyring_backend_flag;  // checked by its flag
+    }
+    c.config = std::move(config);
+  }
+  return *c.config;
+}
+
+bool IsJson(const std::string& output) {
+  return output.empty() ? ActiveClientConfig().output == "json" : output == "json";
+}
 
 void AddOutputFlag(CLI::App* cmd, std::string* output) {
-  cmd->add_option("--output,-o", *output, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  cmd->add_option("--output,-o", *output,
+                  "Output format: text or json (default: client.toml's output, else text)")
+      ->check(CLI::IsMember({"text", "json"}));
 }
 
 void PrintJson(const OrderedJson& j) { std::cout << j.dump() << std::endl; }
 
 std::string KeyringPath(const std::string& home) {
-  return (fs::path(home) / kKeyringFileName).string();
+  const bool test = ActiveClientConfig().keyring_backend == kKeyringBackendTest;
+  return (fs::path(home) / (test ? kTestKeyringFileName : kKeyringFileName)).string();
+}
+
+Result<std::string> KeyringPassphrase(const std::string& passphrase_file, std::string_view prompt,
+                                      bool confirm) {
+  if (ActiveClientConfig().keyring_backend == kKeyringBackendTest) {
+    return std::string(kTestBackendPassphrase);
+  }
+  return GetPassphrase(passphrase_file, prompt, confirm);
 }
 
 Result<std::string> ResolveAddress(const Keyring& keyring, std::string_view text) {
@@ -129,7 +172,8 @@ Result<std::uint64_t> ParseUint(std::string_view text, std::string_view what) {
 }
 
 RpcClient Connect(const std::string& node) {
-  return RpcClient(Take(ParseNodeUrl(node), kExitUsage));
+  return RpcClient(
+      Take(ParseNodeUrl(node.empty() ? ActiveClientConfig().node : node), kExitUsage));
 }
 
 RpcClient ConnectForQuery(const std::string& node, std::int64_t height) {
@@ -166,8 +210,9 @@ void AddTxFlags(CLI::App* cmd, TxFlags* f) {
   cmd->add_option("--sequence", f->sequence,
                   "Sign with this sequence instead of the account's (several txs per block)");
   cmd->add_option("--memo", f->memo, "Memo");
-  cmd->add_option("--chain-id", f->chain_id, "Chain id (default: the node's, from /status)");
-  cmd->add_option("--node", f->node, "CometBFT RPC address")->capture_default_str();
+  cmd->add_option("--chain-id", f->chain_id,
+                  "Chain id (default: client.toml's chain-id, else the node's, from /status)");
+  cmd->add_option("--node", f->node, kNodeFlagHelp);
   cmd->add_flag("--wait", f->wait, "Wait (up to 30s) until the tx is in a block");
   cmd->add_option("--passphrase-file", f->passphrase_file,
                   "Read the keyring passphrase from the first line of this file");
@@ -186,11 +231,12 @@ void SignAndBroadcast(const std::string& home, const std::string& from_text, con
   spec.fee = c.fees;
   spec.unordered = f.unordered;
 
-  const std::string chain_id = f.chain_id.empty() ? Take(rpc.ChainId()) : f.chain_id;
+  std::string chain_id = f.chain_id.empty() ? ActiveClientConfig().chain_id : f.chain_id;
+  if (chain_id.empty()) chain_id = Take(rpc.ChainId());
   const Account account = Take(QueryAccount(rpc, from.address, 0), kExitFailure,
                                "cannot send from " + from.address + ": ");
   const std::string passphrase =
-      Take(GetPassphrase(f.passphrase_file, "Passphrase for key '" + from.name + "': ", false));
+      Take(KeyringPassphrase(f.passphrase_file, "Passphrase for key '" + from.name + "': ", false));
   const KeySecret secret = Take(keyring.Unlock(from.name, passphrase));
   if (c.timeout_nanos) {
     const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(

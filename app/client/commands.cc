@@ -19,7 +19,9 @@
 #include "app/client/bench_load.h"
 #include "app/client/chain_queries.h"
 #include "app/client/cli_util.h"
+#include "app/client/config_commands.h"
 #include "app/client/locks_commands.h"
+#include "app/client/node_commands.h"
 #include "app/client/encoding.h"
 #include "app/client/genesis_edit.h"
 #include "app/client/keyring.h"
@@ -64,7 +66,7 @@ struct KeysFlags {
   bool recover = false;
   std::string key_type = "secp256k1";
   std::string passphrase_file;
-  std::string output = "text";
+  std::string output;  // "" = client.toml's
   bool address_only = false;
   bool yes = false;
   bool hex = false;
@@ -85,7 +87,7 @@ void RunKeysAdd(const std::string& home, const KeysFlags& f) {
   } else {
     mnemonic = crypto::GenerateMnemonic();
   }
-  const std::string passphrase = Take(GetPassphrase(
+  const std::string passphrase = Take(KeyringPassphrase(
       f.passphrase_file, "Passphrase to encrypt key '" + f.name + "': ", /*confirm=*/true));
   const KeyInfo key = Take(keyring.Add(f.name, type, mnemonic, passphrase));
   if (IsJson(f.output)) {
@@ -144,7 +146,7 @@ void RunKeysExport(const std::string& home, const KeysFlags& f) {
   const Keyring keyring(KeyringPath(home));
   const KeyInfo key = Take(keyring.Find(f.name));
   const std::string passphrase =
-      Take(GetPassphrase(f.passphrase_file, "Passphrase for key '" + key.name + "': ", false));
+      Take(KeyringPassphrase(f.passphrase_file, "Passphrase for key '" + key.name + "': ", false));
   const KeySecret secret = Take(keyring.Unlock(key.name, passphrase));
   if (f.hex || secret.mnemonic.empty()) {
     std::cout << app::HexEncode(secret.private_key) << "\n";
@@ -155,7 +157,8 @@ void RunKeysExport(const std::string& home, const KeysFlags& f) {
 
 void AddKeysCommands(CLI::App& app, const std::string& home) {
   auto f = std::make_shared<KeysFlags>();
-  CLI::App* keys = app.add_subcommand("keys", "Manage the keys in <home>/keyring.json");
+  CLI::App* keys = app.add_subcommand(
+      "keys", "Manage the keys in <home>/keyring.json (keyring-test.json: --keyring-backend test)");
   keys->require_subcommand(1);
   const std::string passphrase_help =
       "Read the keyring passphrase from the first line of this file (else $" +
@@ -237,9 +240,9 @@ void AddTxCommands(CLI::App& app, const std::string& home) {
 struct QueryFlags {
   std::string address;
   std::string denom;
-  std::string node = kDefaultNodeUrl;
+  std::string node;  // "" = client.toml's
   std::int64_t height = 0;
-  std::string output = "text";
+  std::string output;  // "" = client.toml's
 };
 
 void RunQueryAccount(const std::string& home, const QueryFlags& f) {
@@ -359,7 +362,7 @@ void AddQueryCommands(CLI::App& app, const std::string& home) {
   query->require_subcommand(1);
   auto common = [&](CLI::App* cmd) {
     cmd->add_option("address", f->address, "Account address (or a key name)")->required();
-    cmd->add_option("--node", f->node, "CometBFT RPC address")->capture_default_str();
+    cmd->add_option("--node", f->node, kNodeFlagHelp);
     cmd->add_option("--height", f->height, "Height to query (0: latest)");
     AddOutputFlag(cmd, &f->output);
   };
@@ -374,9 +377,10 @@ void AddQueryCommands(CLI::App& app, const std::string& home) {
       "mempool", "An account's txs in the node's app mempool: ready, or parked behind a "
                  "sequence gap");
   mempool->add_option("address", f->address, "Account address (or a key name)")->required();
-  mempool->add_option("--node", f->node, "CometBFT RPC address")->capture_default_str();
+  mempool->add_option("--node", f->node, kNodeFlagHelp);
   AddOutputFlag(mempool, &f->output);
   mempool->callback([&home, f] { RunQueryMempool(home, *f); });
+  AddNodeQueryCommands(*query);
   AddLocksQueryCommands(*query, home);
 }
 
@@ -395,6 +399,9 @@ void RunAddAccount(const std::string& home, const GenesisFlags& f) {
                         : f.genesis;
   const std::string address =
       Take(ResolveAddress(Keyring(KeyringPath(home)), f.account), kExitUsage);
+  // A bad coins argument is a bad argument (exit 2), checked before the file is read.
+  const ante::Coins coins = Take(ante::Coins::Parse(f.coins), kExitUsage, "invalid coins: ");
+  if (coins.empty()) Fail(kExitUsage, "invalid coins '" + f.coins + "': no coins, e.g. 1000stake");
   Check(AddGenesisAccountToFile(path, address, f.coins, {.append = f.append}));
   std::cout << "added " << f.coins << " to " << address << " in " << path << "\n";
 }
@@ -415,6 +422,16 @@ void AddGenesisCommands(CLI::App& app, const std::string& home) {
 }  // namespace
 
 void AddClientCommands(CLI::App& app, const std::string& home) {
+  // Read when a command runs (after parsing): --keyring-backend may come anywhere on the line.
+  static std::string keyring_backend;
+  keyring_backend.clear();
+  app.add_option("--keyring-backend", keyring_backend,
+                 "Keyring: file (keyring.json, your passphrase) or test (keyring-test.json, a "
+                 "fixed passphrase: local dev chains only); default: client.toml's, else file")
+      ->check(CLI::IsMember({kKeyringBackendFile, kKeyringBackendTest}));
+  BindClientContext(&home, &keyring_backend);
+  AddStatusCommand(app);
+  AddConfigCommands(app, home);
   AddKeysCommands(app, home);
   AddTxCommands(app, home);
   AddQueryCommands(app, home);

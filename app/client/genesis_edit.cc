@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <cctype>
+#include <charconv>
+#include <filesystem>
 #include <stdexcept>
 
 #include "ante/coins.h"
@@ -162,8 +164,42 @@ Status AddGenesisAccount(json* genesis, std::string_view address, std::string_vi
   return Status::OK();
 }
 
+Status CheckChainNotStarted(const std::string& genesis_path) {
+  namespace fs = std::filesystem;
+  const fs::path home = fs::path(genesis_path).parent_path().parent_path();
+  const fs::path data = home / "data";
+  std::int64_t signed_height = 0;
+  if (Result<std::string> state = ReadWholeFile((data / "priv_validator_state.json").string());
+      state.ok()) {
+    const json doc = json::parse(*state, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_object() && doc.contains("height")) {
+      const json& h = doc["height"];
+      if (h.is_number_integer()) {
+        signed_height = h.get<std::int64_t>();
+      } else if (h.is_string()) {  // CometBFT writes int64s as strings
+        const std::string text = h.get<std::string>();
+        std::from_chars(text.data(), text.data() + text.size(), signed_height);
+      }
+    }
+  }
+  std::error_code ec;
+  const bool has_state = fs::exists(data / "state.db", ec);
+  if (signed_height <= 0 && !has_state) return Status::OK();
+  const std::string how = signed_height > 0
+                              ? "its validator has signed blocks up to height " +
+                                    std::to_string(signed_height)
+                              : "CometBFT has its state in " + (data / "state.db").string();
+  return Status::InvalidArgument(
+      "the chain of " + genesis_path + " has started (" + how +
+      "): InitChain read the genesis accounts when the chain began, so an account added now "
+      "would never be funded. Send coins from a funded account instead (kairosd tx send FROM " +
+      "ADDRESS AMOUNT), or start a new chain (scripts/run-node.sh --reset, which keeps the "
+      "keyring)");
+}
+
 Status AddGenesisAccountToFile(const std::string& path, std::string_view address,
                                std::string_view coins, AddAccountOptions options) {
+  if (Status s = CheckChainNotStarted(path); !s.ok()) return s;
   Result<std::string> text = ReadWholeFile(path);
   if (!text.ok()) {
     if (text.status().IsNotFound()) {

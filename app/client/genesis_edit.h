@@ -36,7 +36,15 @@ struct AddAccountOptions {
 Status AddGenesisAccount(nlohmann::ordered_json* genesis, std::string_view address,
                          std::string_view coins, AddAccountOptions options);
 
+// Refuses a genesis file whose chain has started: InitChain reads app_state once, when the chain
+// begins, so an account added afterwards is never funded. `genesis_path` is taken as
+// <CometBFT home>/config/genesis.json; the chain has started when <CometBFT home>/data has a
+// priv_validator_state.json above height 0 or a state database (state.db). InvalidArgument
+// naming the height and what to do instead (a transfer from a funded account, or a new chain).
+Status CheckChainNotStarted(const std::string& genesis_path);
+
 // Reads `path`, applies AddGenesisAccount, and replaces the file atomically (keeping its mode).
+// CheckChainNotStarted first.
 Status AddGenesisAccountToFile(const std::string& path, std::string_view address,
                                std::string_view coins, AddAccountOptions options);
 

@@ -35,6 +35,8 @@
 namespace kairos::client {
 
 inline constexpr char kKeyringFileName[] = "keyring.json";
+// The "test" keyring backend's file (client_config.h).
+inline constexpr char kTestKeyringFileName[] = "keyring-test.json";
 inline constexpr std::size_t kMinPassphraseLength = 8;
 
 // scrypt cost. The defaults (N = 2^15, r = 8, p = 1: 32 MiB, ~0.1 s) are stored with each entry;

@@ -34,9 +34,9 @@ struct LocksTxFlags {
 
 struct LocksQueryFlags {
   std::string target;  // SLOT or ADDRESS
-  std::string node = kDefaultNodeUrl;
+  std::string node;  // "" = client.toml's
   std::int64_t height = 0;
-  std::string output = "text";
+  std::string output;  // "" = client.toml's
 };
 
 std::string Path(std::string_view name) {
@@ -398,7 +398,7 @@ void AddLocksQueryCommands(CLI::App& query, const std::string& home) {
                                                       : "Address or key name")
           ->required();
     }
-    cmd->add_option("--node", f->node, "CometBFT RPC address")->capture_default_str();
+    cmd->add_option("--node", f->node, kNodeFlagHelp);
     cmd->add_option("--height", f->height, "Height to query (0: latest)");
     AddOutputFlag(cmd, &f->output);
     const std::string name = c.name;

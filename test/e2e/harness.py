@@ -193,6 +193,34 @@ def free_ports(n):
     return list(range(base, base + n))
 
 
+def children(pid):
+    """{pid: command name} of the live direct children of `pid` (from /proc)."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out[int(entry)] = name
+    return out
+
+
+def alive(pid):
+    """Whether process `pid` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2:].split()[0] != "Z"
+
+
 def _die_with_parent():
     """preexec_fn: the child gets SIGKILL when this Python process dies (Linux prctl)."""
     try:

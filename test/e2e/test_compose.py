@@ -8,13 +8,22 @@ Docker engine (none runs on this machine; the checks read what Docker would run)
   localnet.sh's scheme (p2p, rpc, abci = base + 10 i + 0, 1, 2) and equal its config.toml; its
   peers are the three other nodes by their node IDs (`cometbft show-node-id`); kairosd listens
   where CometBFT's proxy_app points.
-- docker/Dockerfile: three stages; the build stage installs the packages of scripts/setup.sh; the
-  CometBFT stage pins the version CMake is tested against; the runtime stage installs the Debian
-  package of every shared library the kairosd under test links.
+- The compose file uses only what docker-compose 1.29 (Debian's) accepts as well as Compose v2:
+  no top-level `name:` (1.29's schema refuses it), and top-level, service and build keys from
+  1.29's schema (compose/config/compose_spec.json of docker/compose 1.29).
+- docker/Dockerfile: base images as build arguments (debian:bookworm, golang:1.25-bookworm,
+  debian:bookworm-slim by default), no `# syntax=` line (BuildKit would fetch it from a
+  registry); three stages; the build stage installs the packages of scripts/setup.sh; the
+  CometBFT stage pins the version CMake is tested against, by `go install` or from a prebuilt
+  binary (COMETBFT_PREBUILT=1); the runtime stage installs the Debian package of every shared
+  library the kairosd under test links.
+- scripts/docker-image-offline.sh and scripts/docker-localnet-test.sh parse (bash -n) and, with no
+  Docker engine, say so and exit 2 without doing anything.
 - docker/kairos-node, run here as a plain process with a node's compose command on free ports:
   it starts kairosd, then CometBFT connected to it (RPC answers, CometBFT's log shows the ABCI
   handshake); when kairosd is killed with SIGKILL it stops CometBFT and exits 1 (the container's
-  restart policy then restarts the pair); SIGTERM stops both and exits 0."""
+  restart policy then restarts the pair); SIGTERM stops both and exits 0. `--help` prints its
+  comment and nothing of the script."""
 
 import json
 import os
@@ -128,6 +137,48 @@ def test_compose_matches_localnet():
             check(a.read() != b.read(), "validator keys repeat between two localnets")
 
 
+# What docker-compose 1.29 accepts (its compose/config/compose_spec.json): the top-level keys
+# besides x-*, a service's keys and a build's keys. Compose v2 takes all of them too.
+COMPOSE_129_TOP = {"version", "services", "networks", "volumes", "secrets", "configs"}
+COMPOSE_129_SERVICE = {
+    "deploy", "build", "blkio_config", "cap_add", "cap_drop", "cgroup_parent", "command",
+    "configs", "container_name", "cpu_count", "cpu_percent", "cpu_shares", "cpu_quota",
+    "cpu_period", "cpu_rt_period", "cpu_rt_runtime", "cpus", "cpuset", "credential_spec",
+    "depends_on", "device_cgroup_rules", "devices", "dns", "dns_opt", "dns_search", "domainname",
+    "entrypoint", "env_file", "environment", "expose", "extends", "external_links", "extra_hosts",
+    "group_add", "healthcheck", "hostname", "image", "init", "ipc", "isolation", "labels", "links",
+    "logging", "mac_address", "mem_limit", "mem_reservation", "mem_swappiness", "memswap_limit",
+    "network_mode", "networks", "oom_kill_disable", "oom_score_adj", "pid", "pids_limit",
+    "platform", "ports", "privileged", "pull_policy", "read_only", "restart", "runtime", "scale",
+    "security_opt", "shm_size", "secrets", "sysctls", "stdin_open", "stop_grace_period",
+    "stop_signal", "tmpfs", "tty", "ulimits", "user", "userns_mode", "volumes", "volumes_from",
+    "working_dir"}
+COMPOSE_129_BUILD = {"context", "dockerfile", "args", "labels", "cache_from", "network", "target",
+                     "shm_size", "extra_hosts", "isolation"}
+
+
+def test_compose_works_with_1_29_and_v2():
+    with open(COMPOSE) as f:
+        doc = yaml.safe_load(f)
+    check("name" not in doc, "top-level name: docker-compose 1.29 refuses it (use -p)")
+    top = {k for k in doc if not k.startswith("x-")}
+    check(top <= COMPOSE_129_TOP, f"top-level keys 1.29 does not know: {top - COMPOSE_129_TOP}")
+    for name, svc in doc["services"].items():
+        keys = {k for k in svc if not k.startswith("x-")}
+        check(keys <= COMPOSE_129_SERVICE,
+              f"{name}: keys docker-compose 1.29 does not know: {keys - COMPOSE_129_SERVICE}")
+        build = set(svc["build"]) if isinstance(svc.get("build"), dict) else set()
+        check(build <= COMPOSE_129_BUILD, f"{name}: build keys 1.29 does not know: "
+                                          f"{build - COMPOSE_129_BUILD}")
+        check(svc["restart"] in ("no", "always", "on-failure", "unless-stopped"),
+              f"{name}: restart {svc['restart']}")
+        check(re.fullmatch(r"\d+(ms|s|m|h)", svc["stop_grace_period"]) is not None,
+              f"{name}: stop_grace_period {svc['stop_grace_period']} is not a duration")
+        check(all(isinstance(c, str) for c in svc["command"]), f"{name}: command not strings")
+    log(f"compose: keys valid for docker-compose 1.29 and Compose v2 ({len(doc['services'])} "
+        "services, no top-level name)")
+
+
 def dockerfile_stages(text):
     stages, current = {}, None
     for line in text.splitlines():
@@ -162,18 +213,35 @@ def linked_packages(binary):
 def test_dockerfile():
     with open(DOCKERFILE) as f:
         text = f.read()
+    check(re.search(r"^#\s*syntax\s*=", text, re.M) is None,
+          "a # syntax= line makes BuildKit fetch a frontend image")
     stages = dockerfile_stages(text)
     check(list(stages) == ["build", "cometbft", "runtime"], f"stages {list(stages)}")
-    check(stages["build"]["image"] == "debian:bookworm", f"build stage on {stages['build']['image']}")
+    base_args = dict(re.findall(r"^ARG (\w+_IMAGE)=(\S+)$", text, re.M))
+    want_images = {"build": ("BUILD_IMAGE", "debian:bookworm"),
+                   "cometbft": ("GO_IMAGE", "golang:1.25-bookworm"),
+                   "runtime": ("RUNTIME_IMAGE", "debian:bookworm-slim")}
+    for stage, (arg, default) in want_images.items():
+        check(stages[stage]["image"] == "${" + arg + "}",
+              f"{stage} stage on {stages[stage]['image']}, expected the build arg {arg}")
+        check(base_args.get(arg) == default, f"ARG {arg} defaults to {base_args.get(arg)}, "
+                                             f"expected {default}")
+    check(text.index("ARG BUILD_IMAGE") < text.index("FROM "),
+          "the image ARGs must come before the first FROM")
     check("scripts/setup.sh --packages-only" in stages["build"]["text"],
           "the build stage must install its packages with scripts/setup.sh --packages-only")
-    check(stages["runtime"]["image"] == "debian:bookworm-slim",
-          f"runtime stage on {stages['runtime']['image']}")
+    check('if [ "$COMETBFT_PREBUILT" = 1 ]' in stages["cometbft"]["text"] and
+          "COPY docker/prebuilt/ /prebuilt/" in stages["cometbft"]["text"],
+          "the cometbft stage must take a prebuilt binary with COMETBFT_PREBUILT=1")
+    check(os.path.isdir(os.path.join(REPO, "docker", "prebuilt")),
+          "docker/prebuilt/ must exist (the cometbft stage copies it)")
     with open(os.path.join(REPO, "CMakeLists.txt")) as f:
         tested = re.search(r'set\(KAIROS_COMETBFT_VERSION "([^"]+)"\)', f.read()).group(1)
     check(f"ARG COMETBFT_VERSION={tested}" in text, f"the Dockerfile must pin CometBFT {tested}")
     check("go install github.com/cometbft/cometbft/cmd/cometbft@${COMETBFT_VERSION}"
           in stages["cometbft"]["text"], "the cometbft stage must go install the pinned version")
+    check("procps" in stages["runtime"]["text"],
+          "the runtime stage installs procps (pkill: restarts are tested by killing a process)")
     installed = set(re.findall(r"[a-z0-9][a-z0-9.+-]+", stages["runtime"]["text"]))
     base_image = {"libc6", "libgcc-s1"}  # in every Debian image
     # The kairosd under test may be the sanitizer build (ctest's); the image builds Release,
@@ -190,6 +258,13 @@ def test_kairos_node_supervises_the_pair():
                            stderr=subprocess.STDOUT, text=True)
     check(usage.returncode == 2 and "--abci, --p2p and --rpc are required" in usage.stdout,
           f"missing flags: rc {usage.returncode}, {usage.stdout!r}")
+    helped = subprocess.run([KAIROS_NODE, "--help"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    check(helped.returncode == 0 and helped.stdout.startswith("kairos-node: one validator") and
+          "kairos-node --abci=" in helped.stdout and "restart policy" in helped.stdout,
+          f"--help: rc {helped.returncode}, {helped.stdout!r}")
+    check("set -" not in helped.stdout and "#" not in helped.stdout,
+          f"--help prints script lines: {helped.stdout!r}")
     with tempfile.TemporaryDirectory(prefix="kairos-node-") as tmp:
         net = os.path.join(tmp, "net")
         init_localnet(net, base=free_port_base())
@@ -213,7 +288,7 @@ def test_kairos_node_supervises_the_pair():
                 harness.poll(lambda: status_ok(rpc), 60, "CometBFT's RPC under kairos-node",
                              alive=lambda: check(proc.poll() is None,
                                                  f"kairos-node exited: {read(log_path)[-2000:]}"))
-                pids = children(proc.pid)
+                pids = harness.children(proc.pid)
                 check({"kairosd", "cometbft"} <= set(pids.values()),
                       f"kairos-node's children: {pids}")
                 if round_ == "kill kairosd":
@@ -228,7 +303,8 @@ def test_kairos_node_supervises_the_pair():
                     rc = proc.wait(timeout=40)
                     check(rc == 0, f"kairos-node exited {rc} on SIGTERM, expected 0")
                 for pid, name in pids.items():
-                    harness.poll(lambda: not alive(pid), 20, f"{name} (pid {pid}) to be gone")
+                    harness.poll(lambda: not harness.alive(pid), 20,
+                                 f"{name} (pid {pid}) to be gone")
                 log(f"kairos-node, {round_}: exit {rc}, kairosd and cometbft gone")
             finally:
                 if proc.poll() is None:
@@ -250,33 +326,22 @@ def status_ok(rpc):
         return False
 
 
-def children(pid):
-    """{pid: command name} of pid's direct children."""
-    out = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[1]) == pid and fields[0] != "Z":
-            out[int(entry)] = name
-    return out
-
-
-def alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            stat = f.read()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2:].split()[0] != "Z"
+def test_docker_scripts_without_an_engine():
+    """The offline image script and the compose localnet test parse, and on a machine where no
+    Docker engine answers (this one) they say so and exit 2 before doing anything."""
+    env = dict(os.environ, DOCKER_HOST="unix:///nonexistent/kairos-test-docker.sock")
+    for script in ("docker-image-offline.sh", "docker-localnet-test.sh"):
+        path = os.path.join(REPO, "scripts", script)
+        harness.run(["bash", "-n", path])
+        p = subprocess.run(["bash", path], env=env, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=60)
+        check(p.returncode == 2 and "no Docker engine" in p.stdout,
+              f"{script} without an engine: rc {p.returncode}, {p.stdout!r}")
+        log(f"{script}: {p.stdout.strip().splitlines()[0]}")
 
 
 if __name__ == "__main__":
-    harness.main(test_compose_matches_localnet, test_dockerfile,
-                 test_kairos_node_supervises_the_pair)
+    harness.main(test_compose_matches_localnet, test_compose_works_with_1_29_and_v2,
+                 test_dockerfile, test_kairos_node_supervises_the_pair,
+                 test_docker_scripts_without_an_engine)

@@ -131,6 +131,15 @@ TEST_CASE("Parse reads the CLI form and sorts", "[coins]") {
   CHECK_FALSE(Coins::Parse("-1stake").ok());
   CHECK_FALSE(Coins::Parse("10stake,").ok());
   CHECK_FALSE(Coins::Parse("10stake,,5atom").ok());
+  // A coin without a denom or an amount says which is missing.
+  CHECK(Coins::Parse("1000").status().message() ==
+        "invalid coin expression: 1000 has no denom; expected an amount then a denom, e.g. "
+        "1000stake");
+  CHECK(Coins::Parse("stake").status().message() ==
+        "invalid coin expression: stake has no amount; expected an amount then a denom, e.g. "
+        "1000stake");
+  CHECK(Coins::Parse("10stake,,5atom").status().message() ==
+        "invalid coin expression: an empty coin between commas");
   auto dup = Coins::Parse("1atom,2atom");
   REQUIRE_FALSE(dup.ok());
   CHECK(dup.status().message() == "duplicate denomination atom");

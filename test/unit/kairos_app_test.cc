@@ -1069,6 +1069,13 @@ TEST_CASE("Query answers the app's paths at the latest height", "[kairos_app]") 
   const pb::ResponseQuery height = Query(app, "/app/height", 3);
   CHECK(height.code() == 0);
   CHECK(height.value() == "3");
+  CHECK(height.log().empty());
+  // With prove=true it answers and says there is no proof (before: silently none).
+  const pb::ResponseQuery proved = Query(app, "/app/height", 3, "", true);
+  CHECK(proved.code() == 0);
+  CHECK(proved.value() == "3");
+  CHECK(proved.proof_ops().ops_size() == 0);
+  CHECK_THAT(proved.log(), Catch::Contains("no proof: /app/height is not in the state"));
 }
 
 TEST_CASE("Query rejects an unknown path and a height other than the latest", "[kairos_app]") {
@@ -1165,6 +1172,16 @@ TEST_CASE("store queries refuse bad keys and heights with a code and a reason", 
   const pb::ResponseQuery empty = Query(app, "/store");
   CHECK(empty.code() == app::kCodeInvalidRequest);
   CHECK_THAT(empty.log(), Catch::Contains("empty store key"));
+  // A key longer than the chain's max_key_bytes cannot be in the state: code 18, as for any
+  // bad key (before: code 0 and "key not found").
+  const std::size_t max_key = app.limits().max_key_bytes;
+  const pb::ResponseQuery too_long = QueryKey(app, std::string(max_key + 1, 'k'), 0, false);
+  CHECK(too_long.code() == app::kCodeInvalidRequest);
+  CHECK(too_long.codespace() == "sdk");
+  CHECK_THAT(too_long.log(), Catch::Contains("store key of " + std::to_string(max_key + 1) +
+                                             " bytes is longer than the chain's max_key_bytes (" +
+                                             std::to_string(max_key) + ")"));
+  CHECK(QueryKey(app, std::string(max_key, 'k'), 0, false).code() == 0);  // absent, not bad
 }
 
 namespace {

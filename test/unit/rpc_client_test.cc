@@ -4,18 +4,14 @@
 // its "not found" code.
 #include <catch2/catch.hpp>
 
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/read_until.hpp>
-#include <boost/asio/write.hpp>
-
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "app/client/chain_queries.h"
 #include "app/client/encoding.h"
 #include "app/client/rpc_client.h"
 #include "app/hex.h"
+#include "canned_http_server.h"
 #include "cosmos/auth/v1beta1/auth.pb.h"
 #include "cosmos/auth/v1beta1/query.pb.h"
 #include "cosmos/crypto/secp256k1/keys.pb.h"
@@ -26,62 +22,11 @@ using kairos::client::ParseNodeUrl;
 using kairos::client::PercentEncode;
 using kairos::client::RpcClient;
 using Catch::Matchers::Contains;
+using kairos::test::CannedServer;
 namespace asio = boost::asio;
 using asio::ip::tcp;
 
 namespace {
-
-// Serves `replies` (one JSON body each) to as many connections, one at a time, and records each
-// request's head and body.
-class CannedServer {
- public:
-  explicit CannedServer(std::vector<std::string> replies)
-      : acceptor_(ioc_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
-    thread_ = std::thread([this, replies = std::move(replies)] {
-      for (const std::string& body : replies) {
-        tcp::socket socket(ioc_);
-        acceptor_.accept(socket);
-        std::string data;
-        boost::system::error_code ec;
-        const std::size_t head =
-            asio::read_until(socket, asio::dynamic_buffer(data), "\r\n\r\n", ec);
-        std::string request = data.substr(0, head);
-        const auto cl = request.find("Content-Length: ");
-        if (cl != std::string::npos) {
-          const std::size_t length = std::stoul(request.substr(cl + 16));
-          while (data.size() < head + length && !ec) {
-            char buf[4096];
-            data.append(buf, socket.read_some(asio::buffer(buf), ec));
-          }
-          request += data.substr(head, length);
-        }
-        requests_.push_back(request);
-        const std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                                  "Content-Length: " + std::to_string(body.size()) +
-                                  "\r\nConnection: close\r\n\r\n" + body;
-        asio::write(socket, asio::buffer(reply), ec);
-        socket.shutdown(tcp::socket::shutdown_both, ec);
-      }
-    });
-  }
-  ~CannedServer() {
-    if (thread_.joinable()) thread_.join();
-  }
-  std::string url() const {
-    return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port());
-  }
-  // Valid once the replies are all served.
-  const std::vector<std::string>& requests() {
-    thread_.join();
-    return requests_;
-  }
-
- private:
-  asio::io_context ioc_;
-  tcp::acceptor acceptor_;
-  std::vector<std::string> requests_;
-  std::thread thread_;
-};
 
 RpcClient Client(const std::string& url) {
   auto node = ParseNodeUrl(url);
