@@ -16,7 +16,8 @@
 //
 // Usage: signers_bench --address unix:///PATH|tcp://HOST:PORT [--signers N] [--rounds R]
 //                      [--sequence S]
-// Prints key=value lines: tx bytes, the node's answer, and min / median milliseconds of each.
+// Prints key=value lines: the genesis and block 1 app hashes (equal on every node, whatever its
+// config), tx bytes, the node's answer, and min / median milliseconds of each.
 // Not a test: it exits non-zero only when the node answers something unexpected.
 #include <netdb.h>
 #include <netinet/in.h>
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "abci/frame.h"
+#include "app/hex.h"
 #include "app/tx_codec.h"
 #include "crypto/bech32.h"
 #include "crypto/hash.h"
@@ -204,11 +206,18 @@ int main(int argc, char** argv) {
   init->set_initial_height(1);
   init->set_app_state_bytes(R"({"bank":{"denom":"stake","balances":[)" + balances + "]}}");
   init->mutable_time()->set_seconds(kT0Seconds);
-  if (!node.Call(req).has_init_chain()) Die("InitChain failed");
+  const pb::Response init_answer = node.Call(req);
+  if (!init_answer.has_init_chain()) Die("InitChain failed");
   req.Clear();
   req.mutable_finalize_block()->set_height(1);
   req.mutable_finalize_block()->mutable_time()->set_seconds(kT0Seconds + 1);
-  if (!node.Call(req).has_finalize_block()) Die("FinalizeBlock failed");
+  const pb::Response block1 = node.Call(req);
+  if (!block1.has_finalize_block()) Die("FinalizeBlock failed");
+  // The same genesis and block on every node must give the same hashes, whatever the node's
+  // config.toml says (issue 20, item 4: two nodes run with different store limits).
+  std::printf("genesis_app_hash=%s block1_app_hash=%s\n",
+              app::HexEncode(init_answer.init_chain().app_hash()).c_str(),
+              app::HexEncode(block1.finalize_block().app_hash()).c_str());
   req.Clear();
   req.mutable_commit();
   if (!node.Call(req).has_commit()) Die("Commit failed");
