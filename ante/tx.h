@@ -1,17 +1,18 @@
 // Tx: a decoded, canonically encoded Cosmos SDK transaction (TxRaw -> TxBody + AuthInfo), as the
-// ante pipeline and the message handlers see it. app/tx_decoder builds it from bytes; ante/ never
-// sees protobuf wire bytes except body_bytes/auth_info_bytes, which the signatures cover.
+// ante pipeline and the message handlers see it. app/tx_codec builds it from bytes; ante/ never
+// sees protobuf wire bytes except body_bytes/auth_info_bytes, which the signatures cover. The
+// messages are ante::Msg (ante/msg.h): the ante sees their signers and type URLs only; their
+// types belong to the modules (app/<module>/msgs.h).
 // Value type; thread-compatible.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <type_traits>
-#include <variant>
 #include <vector>
 
 #include "ante/coins.h"
+#include "ante/msg.h"
 #include "crypto/keys.h"
 
 namespace kairos::ante {
@@ -21,78 +22,6 @@ struct PubKey {
   std::string key;  // 33 bytes (secp256k1, compressed) or 32 bytes (ed25519)
   bool operator==(const PubKey&) const = default;
 };
-
-// cosmos.bank.v1beta1.MsgSend
-struct MsgSend {
-  std::string from_address;  // bech32 as sent
-  std::string to_address;    // bech32 as sent
-  std::string from;          // raw 20-byte address (decoded by the decoder)
-  std::string to;            // raw address bytes
-  Coins amount;
-};
-
-// kairos.locks.v1.Slot: a shared variable and, for a map variable, an element key ("" names the
-// resource's single variable).
-struct LockSlot {
-  std::string resource;
-  std::string key;
-  bool operator==(const LockSlot&) const = default;
-};
-
-// kairos.locks.v1 messages (app/locks). `sender_address` is the bech32 as sent, `sender` the
-// raw 20-byte address the decoder took from it; likewise for the other addresses.
-struct MsgLocksRegister {
-  std::string sender_address;
-  std::string sender;
-};
-
-struct MsgLocksRefundRegistration {
-  std::string sender_address;
-  std::string sender;
-  std::string address_bech32;
-  std::string address;
-};
-
-struct MsgLocksAcquire {
-  std::string sender_address;
-  std::string sender;
-  std::vector<LockSlot> slots;
-  Uint256 max_deposit = 0;
-};
-
-enum class LockWriteOp { kUnspecified = 0, kSet = 1, kAdd = 2 };
-
-struct MsgLocksWrite {
-  std::string sender_address;
-  std::string sender;
-  LockSlot slot;
-  LockWriteOp op = LockWriteOp::kUnspecified;
-  std::int64_t value = 0;  // the new value (kSet) or the signed delta (kAdd)
-  Uint256 max_deposit = 0;
-};
-
-struct MsgLocksRelease {
-  std::string sender_address;
-  std::string sender;
-  std::string holder_address;
-  std::string holder;
-};
-
-using Msg = std::variant<MsgSend, MsgLocksRegister, MsgLocksRefundRegistration, MsgLocksAcquire,
-                         MsgLocksWrite, MsgLocksRelease>;
-
-// The one signer of a message (raw address bytes): MsgSend's from, every other one's sender.
-inline const std::string& SignerOf(const Msg& msg) {
-  return std::visit(
-      [](const auto& m) -> const std::string& {
-        if constexpr (std::is_same_v<std::decay_t<decltype(m)>, MsgSend>) {
-          return m.from;
-        } else {
-          return m.sender;
-        }
-      },
-      msg);
-}
 
 struct SignerInfo {
   std::optional<PubKey> public_key;  // may be absent once the account has a key in state

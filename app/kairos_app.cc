@@ -10,8 +10,8 @@
 #include "app/genesis.h"
 #include "app/header_time.h"
 #include "app/hex.h"
-#include "app/locks/genesis.h"
-#include "app/locks/queries.h"
+#include "app/auth/module.h"
+#include "app/bank/genesis.h"
 #include "app/proto_util.h"
 #include "app/tx_codec.h"
 #include "cosmos/auth/v1beta1/query.pb.h"
@@ -101,7 +101,9 @@ Status KairosApp::LoadCommitted() {
     }
     limits_.*field = static_cast<std::size_t>(limit);
   }
-  if (Status st = auth_.LoadParams(s); !st.ok()) return st;
+  for (const auto& m : modules_->modules()) {
+    if (Status st = m->LoadState(s); !st.ok()) return st;
+  }
   if (!s.commit_info().empty() && !DecodeInt64(s.commit_info(), &last_block_time_)) {
     return Status::Corruption("the commit info (last block time) is malformed");
   }
@@ -221,7 +223,6 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   max_block_gas_ = req.has_consensus_params() && req.consensus_params().has_block()
                        ? req.consensus_params().block().max_gas()
                        : -1;
-  auth_.set_params(genesis->auth_params);
   limits_ = genesis->kv_limits;
 
   store::Branch state(*store_, limits_);
@@ -236,32 +237,27 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   put(kKeyMaxKeyBytes, EncodeInt64(static_cast<std::int64_t>(limits_.max_key_bytes)));
   put(kKeyMaxValueBytes, EncodeInt64(static_cast<std::int64_t>(limits_.max_value_bytes)));
   put(kKeyMaxBlockGas, EncodeInt64(max_block_gas_));
-  put(AuthKeeper::kParamsKey, AuthKeeper::EncodeParams(genesis->auth_params));
-  put(BankKeeper::kDenomKey, genesis->denom);
-  std::size_t accounts_created = 0;  // an address with both an account and a balance is one
-  for (const std::string& address : genesis->accounts) {
-    if (auto a = auth_.NewAccount(state, address); !a.ok()) {
-      throw std::runtime_error("genesis account: " + a.status().ToString());
+  // Each module's genesis, in the list's order (auth's accounts before bank's balances).
+  GenesisContext ctx;
+  ctx.chain_id = chain_id_;
+  ctx.initial_height = initial_height_;
+  ctx.validators = &req.validators();
+  pb::ResponseInitChain res;
+  *res.mutable_validators() = req.validators();
+  ctx.validators_out = res.mutable_validators();
+  if (req.has_consensus_params()) ctx.consensus_params = &req.consensus_params();
+  const auto& modules = modules_->modules();
+  for (std::size_t i = 0; i < modules.size(); ++i) {
+    if (Status s = modules[i]->InitGenesis(state, *genesis->modules[i], ctx); !s.ok()) {
+      throw std::runtime_error(s.message());
     }
-    ++accounts_created;
-  }
-  for (const GenesisBalance& b : genesis->balances) {
-    auto existing = auth_.ReadAccount(state, b.address);
-    if (!existing.ok()) throw std::runtime_error("genesis: " + existing.status().ToString());
-    if (!*existing) {
-      if (auto a = auth_.NewAccount(state, b.address); !a.ok()) {
-        throw std::runtime_error("genesis account: " + a.status().ToString());
-      }
-      ++accounts_created;
-    }
-    if (ante::TxStatus s = bank_.Mint(state, b.address, b.coins); !s.ok()) {
-      throw std::runtime_error("genesis balance of " +
-                               crypto::EncodeAccountAddress(b.address) + ": " + s.log());
+    if (Status s = modules[i]->LoadState(state); !s.ok()) {
+      throw std::runtime_error("loading the " + std::string(modules[i]->name()) +
+                               " module's genesis state: " + s.ToString());
     }
   }
-  if (Status s = locks::InitGenesis(state, locks_, genesis->locks, initial_height_); !s.ok()) {
-    throw std::runtime_error(s.message());
-  }
+  auto accounts = auth_.AccountCount(state);
+  if (!accounts.ok()) throw std::runtime_error("genesis: " + accounts.status().ToString());
   genesis_ = state.changes();
   // CheckTx sees the genesis accounts before block 1 commits them.
   pool_.Reset(*store_, limits_, &genesis_);
@@ -272,19 +268,22 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
   Log()->info("InitChain: chain {} initial height {} with {} validator(s), {} account(s), denom "
               "{}, genesis app hash {}",
               Printable(chain_id_), initial_height_, req.validators_size(),
-              accounts_created, genesis->denom,
+              *accounts, genesis->Of<bank::GenesisState>().denom,
               HexUpper(store::ToBytes(*root)));
-  pb::ResponseInitChain res;
-  *res.mutable_validators() = req.validators();
   res.set_app_hash(store::ToBytes(*root));
   return res;
 }
 
-std::unique_ptr<store::Branch> KairosApp::ProposalState(std::int64_t time_unix_nanos) const {
+std::unique_ptr<store::Branch> KairosApp::ProposalState(std::int64_t height,
+                                                         std::int64_t time_unix_nanos) const {
   auto scratch = std::make_unique<store::Branch>(*store_, limits_);
   if (store_->version() == 0) scratch->Apply(genesis_);
-  if (auto n = auth_.RemoveExpiredUnorderedNonces(*scratch, time_unix_nanos); !n.ok()) {
-    StopOnBrokenStore("PreBlock of a proposal", n.status());
+  const ante::BlockInfo block{chain_id_, height, time_unix_nanos, max_block_gas_};
+  BlockHookResult ignored;  // a proposal answers no events
+  for (const auto& m : modules_->modules()) {
+    if (Status s = m->PreBlock(*scratch, block, &ignored); !s.ok()) {
+      StopOnBrokenStore("PreBlock of a proposal", s);
+    }
   }
   return scratch;
 }
@@ -292,7 +291,7 @@ std::unique_ptr<store::Branch> KairosApp::ProposalState(std::int64_t time_unix_n
 std::optional<KairosApp::ProposalFault> KairosApp::CheckProposal(
     const google::protobuf::RepeatedPtrField<std::string>& txs, std::int64_t height,
     std::int64_t time_unix_nanos) const {
-  auto scratch = ProposalState(time_unix_nanos);
+  auto scratch = ProposalState(height, time_unix_nanos);
   const ante::BlockInfo block{chain_id_, height, time_unix_nanos, max_block_gas_};
   std::uint64_t total_gas = 0;
   for (int i = 0; i < txs.size(); ++i) {
@@ -323,7 +322,7 @@ pb::ResponsePrepareProposal KairosApp::PrepareProposal(const pb::RequestPrepareP
     if (!pool_.Contains(crypto::Sha256(tx))) pool_.CheckNew(tx, next);
   }
   const std::int64_t time = UnixNanosOf(req.time());
-  auto scratch = ProposalState(time);
+  auto scratch = ProposalState(req.height(), time);
   const ante::BlockInfo block{chain_id_, req.height(), time, max_block_gas_};
   pb::ResponsePrepareProposal res;
   for (std::string& tx : pool_.FillProposal(*scratch, block, req.max_tx_bytes(), max_block_gas_)) {
@@ -395,9 +394,14 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
   store::Branch block(*store_, limits_);
   if (last == 0) block.Apply(genesis_);
 
-  // PreBlock: expired unordered nonces (timeout <= block time) go before any tx runs.
-  auto purged = auth_.RemoveExpiredUnorderedNonces(block, block_time);
-  if (!purged.ok()) StopOnBrokenStore("PreBlock of block " + std::to_string(height), purged.status());
+  const ante::BlockInfo info{chain_id_, height, block_time, max_block_gas_};
+  // PreBlock, before any tx runs (auth: the expired unordered nonces, timeout <= block time).
+  BlockHookResult hooks;
+  for (const auto& m : modules_->modules()) {
+    if (Status s = m->PreBlock(block, info, &hooks); !s.ok()) {
+      StopOnBrokenStore("PreBlock of block " + std::to_string(height), s);
+    }
+  }
 
   std::vector<std::variant<ante::Tx, TxError>> decoded;
   decoded.reserve(static_cast<std::size_t>(req.txs_size()));
@@ -421,8 +425,9 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
   if (helpers > 0) ListBlockSignatures(decoded, &signatures);
   signatures.Start();
 
-  const ante::BlockInfo info{chain_id_, height, block_time, max_block_gas_};
   pb::ResponseFinalizeBlock res;
+  for (auto& e : hooks.events) *res.add_events() = std::move(e);
+  hooks.events.clear();
   std::size_t failed = 0;
   for (std::size_t i = 0; i < decoded.size(); ++i) {
     auto& d = decoded[i];
@@ -447,15 +452,14 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
     }
     for (auto& e : out.events) *result->add_events() = std::move(e);
   }
-  // EndBlock: end up to end_block_cleanup_limit expired lock sessions (no validator updates).
-  std::size_t locks_ended = 0;
-  {
-    std::vector<pb::Event> events;
-    if (Status s = locks_.RunEndBlock(block, info, &events, &locks_ended); !s.ok()) {
+  // EndBlock, in the list's order (locks: end up to end_block_cleanup_limit expired sessions).
+  for (const auto& m : modules_->modules()) {
+    if (Status s = m->EndBlock(block, info, &hooks); !s.ok()) {
       StopOnBrokenStore("EndBlock of block " + std::to_string(height), s);
     }
-    for (auto& e : events) *res.add_events() = std::move(e);
   }
+  for (auto& e : hooks.events) *res.add_events() = std::move(e);
+  for (auto& v : hooks.validator_updates) *res.add_validator_updates() = std::move(v);
   const store::ChangeSet changes = block.changes();
   auto root = store_->Stage(height, changes, EncodeInt64(block_time));
   if (!root.ok()) {
@@ -477,9 +481,10 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
     staged_change_writes_ = changes.size();
     options_.metrics->ObserveBlockExecution(std::chrono::steady_clock::now() - block_started_);
   }
-  Log()->debug("FinalizeBlock {}: {} txs ({} failed), {} unordered nonce(s) purged, {} expired "
-               "lock session(s) ended, app hash {}",
-               height, req.txs_size(), failed, *purged, locks_ended, HexUpper(res.app_hash()));
+  std::string done;
+  for (const std::string& line : hooks.summary) done += ", " + line;
+  Log()->debug("FinalizeBlock {}: {} txs ({} failed){}, app hash {}", height, req.txs_size(),
+               failed, done, HexUpper(res.app_hash()));
   return res;
 }
 

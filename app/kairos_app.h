@@ -51,10 +51,10 @@
 #include "abci/application.h"
 #include "ante/context.h"
 #include "ante/decorators.h"
-#include "app/auth.h"
-#include "app/bank.h"
+#include "app/auth/module.h"
+#include "app/bank/module.h"
 #include "app/block_signatures.h"
-#include "app/locks/keeper.h"
+#include "app/module_list.h"
 #include "app/metrics.h"
 #include "app/query_router.h"
 #include "app/tx_codec.h"
@@ -150,9 +150,10 @@ class KairosApp final : public abci::Application {
 
   // Hands the chain's identity and limits to the query router (after InitChain or open).
   void PublishChainFacts();
-  // A scratch branch for a proposal at `time`: the committed state (and the genesis writes
-  // before block 1), after PreBlock.
-  std::unique_ptr<store::Branch> ProposalState(std::int64_t time_unix_nanos) const;
+  // A scratch branch for a proposal of `height` at `time`: the committed state (and the
+  // genesis writes before block 1), after PreBlock.
+  std::unique_ptr<store::Branch> ProposalState(std::int64_t height,
+                                               std::int64_t time_unix_nanos) const;
 
   std::unique_ptr<store::MerkleStore> store_;
   AppOptions options_;
@@ -162,11 +163,14 @@ class KairosApp final : public abci::Application {
   std::int64_t max_block_gas_ = -1;  // consensus param block.max_gas, from genesis
   std::int64_t last_block_time_ = 0;  // Unix nanos of the last committed block
   std::int64_t staged_block_time_ = 0;
-  AuthKeeper auth_;
-  BankKeeper bank_{auth_};
-  locks::LocksKeeper locks_{bank_};  // genesis, EndBlock and queries (txs: runner_'s own)
+  // The chain's modules (app/app_modules.cc), with their keepers.
+  std::unique_ptr<ModuleList> modules_ = ModuleList::Chain();
+  // What the app's own plumbing reads directly: accounts (the block's signature jobs, the
+  // mempool's sequences) and balances (the mempool's reservations).
+  const auth::AuthKeeper& auth_ = modules_->Get<auth::AuthModule>()->keeper();
+  const bank::BankKeeper& bank_ = modules_->Get<bank::BankModule>()->keeper();
   mutable ante::SignatureCache signature_cache_;
-  TxRunner runner_{auth_, bank_, &signature_cache_};
+  TxRunner runner_{*modules_, &signature_cache_};
   std::string chain_id_;
   std::int64_t initial_height_ = 1;
   // InitChain's writes, applied with the first block (nothing is persisted before Commit).
@@ -174,7 +178,7 @@ class KairosApp final : public abci::Application {
   // The app mempool and CheckTx's view (the committed state plus the pool's ready txs).
   TxPool pool_;
   // Info and Query, on any thread (declared after what it reads).
-  QueryRouter queries_{*store_, auth_, bank_, locks_, runner_, pool_, options_.query};
+  QueryRouter queries_{*store_, *modules_, runner_, pool_, options_.query};
   // The block being finalized: its tx hashes and first signers, for the mempool at Commit.
   std::vector<std::string> staged_hashes_;
   std::vector<std::string> staged_senders_;

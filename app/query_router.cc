@@ -8,17 +8,13 @@
 #include "ante/errors.h"
 #include "app/big_endian.h"
 #include "app/hex.h"
-#include "app/locks/queries.h"
 #include "app/proofs.h"
 #include "app/proto_util.h"
 #include "app/store_failure.h"
 #include "app/tx_codec.h"
 #include "app/version.h"
-#include "cosmos/auth/v1beta1/query.pb.h"
-#include "cosmos/bank/v1beta1/query.pb.h"
 #include "cosmos/tx/v1beta1/service.pb.h"
 #include "crypto/bech32.h"
-#include "kairos/auth/v1/query.pb.h"
 #include "kairos/mempool/v1/query.pb.h"
 
 namespace kairos::app {
@@ -53,13 +49,10 @@ bool DecodeAddress(const std::string& text, std::string* out) {
 
 }  // namespace
 
-QueryRouter::QueryRouter(const store::MerkleStore& store, const AuthKeeper& auth,
-                         const BankKeeper& bank, const locks::LocksKeeper& locks,
+QueryRouter::QueryRouter(const store::MerkleStore& store, const ModuleList& modules,
                          const TxRunner& runner, const TxPool& pool, QueryLimits limits)
     : store_(store),
-      auth_(auth),
-      bank_(bank),
-      locks_(locks),
+      modules_(modules),
       runner_(runner),
       pool_(pool),
       limits_(limits),
@@ -123,7 +116,7 @@ pb::ResponseQuery QueryRouter::Handle(const pb::RequestQuery& req) const {
   if (path == "/cosmos.tx.v1beta1.Service/Simulate") return Simulate(req);
   if (path == "/kairos.mempool.v1.Query/Stats") return MempoolStats();
   if (path == "/kairos.mempool.v1.Query/SenderTxs") return MempoolSenderTxs(req.data());
-  if (path.rfind("/cosmos.", 0) == 0 || path.rfind("/kairos.", 0) == 0) return Module(path, req);
+  if (path.rfind("/cosmos.", 0) == 0 || path.rfind("/kairos.", 0) == 0) return ModuleQuery(path, req);
   const std::int64_t latest = store_.LatestCommitted().version;
   if (req.height() != 0 && req.height() != latest) {
     return QueryError(ante::kInvalidHeight,
@@ -268,134 +261,50 @@ pb::ResponseQuery QueryRouter::Store(const std::string& key, std::int64_t height
   return res;
 }
 
-pb::ResponseQuery QueryRouter::Module(const std::string& path, const Request& req) const {
+pb::ResponseQuery QueryRouter::ModuleQuery(const std::string& path, const Request& req) const {
   Response error;
   auto view_or = ViewAt(req.height(), &error);
   if (!view_or.ok()) return error;
   const store::StoreView& view = **view_or;
   const std::int64_t at = view.version();
-  const auto bad_request = [&](const std::string& why) {
-    return QueryError(ante::kInvalidRequest, "invalid request: " + path + ": " + why);
-  };
   const auto broken = [&](const Status& s) -> Response {
     if (IsBroken(s)) StopOnBrokenStore("query " + path, s);
-    return bad_request(s.message());
+    return QueryError(ante::kInvalidRequest, "invalid request: " + path + ": " + s.message());
   };
   Response res;
   res.set_height(at);
 
-  if (path == "/cosmos.auth.v1beta1.Query/Account") {
-    cosmos::auth::v1beta1::QueryAccountRequest q;
-    std::string address;
-    if (!q.ParseFromString(req.data())) return bad_request("data is not a QueryAccountRequest");
-    if (!DecodeAddress(q.address(), &address)) {
-      return bad_request("invalid address \"" + Printable(q.address()) + "\"");
-    }
-    const std::string key = AuthKeeper::AccountKey(address);
-    std::string value;
-    Status s = view.Get(key, &value);
-    if (s.IsNotFound()) {
-      // CosmJS recognises a missing account by the gRPC NotFound text.
-      Response nf = QueryError(ante::kKeyNotFound, "rpc error: code = NotFound desc = account " +
-                                                       q.address() + " not found: key not found");
-      nf.set_height(at);
-      if (req.prove()) AttachProof(view, key, &nf);
-      return nf;
-    }
-    if (!s.ok()) return broken(s);
-    cosmos::auth::v1beta1::QueryAccountResponse r;
-    r.mutable_account()->set_type_url("/cosmos.auth.v1beta1.BaseAccount");
-    r.mutable_account()->set_value(value);
-    res.set_key(key);
-    res.set_value(SerializeDeterministic(r));
-    if (req.prove()) AttachProof(view, key, &res);
-    return res;
+  const app::Module* module = modules_.ForQuery(path);
+  if (module == nullptr) {
+    return QueryError(ante::kUnknownRequest, "unknown query path '" + Printable(path) + "'");
   }
-
-  if (path == "/cosmos.bank.v1beta1.Query/Balance") {
-    cosmos::bank::v1beta1::QueryBalanceRequest q;
-    std::string address;
-    if (!q.ParseFromString(req.data())) return bad_request("data is not a QueryBalanceRequest");
-    if (!DecodeAddress(q.address(), &address)) {
-      return bad_request("invalid address \"" + Printable(q.address()) + "\"");
+  QueryRequest q;
+  q.path = path;
+  q.data = req.data();
+  q.state = &view;
+  q.height = at;
+  q.latest_height = store_.LatestCommitted().version;
+  auto answer = module->Query(q);
+  if (!answer.ok()) return broken(answer.status());
+  if (answer->code != 0) {
+    Response err = QueryError(answer->code, std::move(answer->log));
+    if (!answer->key.empty()) {
+      // An answer about a key (not found): its height, and the proof of its absence.
+      err.set_height(at);
+      if (req.prove()) AttachProof(view, answer->key, &err);
     }
-    if (!ante::ValidDenom(q.denom())) {
-      return bad_request("invalid denom \"" + Printable(q.denom()) + "\"");
-    }
-    auto amount = bank_.GetBalance(view, address, q.denom());
-    if (!amount.ok()) return broken(amount.status());
-    cosmos::bank::v1beta1::QueryBalanceResponse r;
-    r.mutable_balance()->set_denom(q.denom());
-    r.mutable_balance()->set_amount(ante::ToString(*amount));
-    const std::string key = BankKeeper::BalanceKey(address, q.denom());
-    res.set_key(key);
-    res.set_value(SerializeDeterministic(r));
-    if (req.prove()) AttachProof(view, key, &res);
-    return res;
+    return err;
   }
-
-  if (path == "/cosmos.bank.v1beta1.Query/AllBalances") {
-    cosmos::bank::v1beta1::QueryAllBalancesRequest q;
-    std::string address;
-    if (!q.ParseFromString(req.data())) {
-      return bad_request("data is not a QueryAllBalancesRequest");
+  res.set_key(answer->key);
+  res.set_value(std::move(answer->value));
+  if (req.prove()) {
+    if (answer->proven_keys) {
+      for (const std::string& key : *answer->proven_keys) AttachProof(view, key, &res);
+    } else {
+      AttachProof(view, answer->key, &res);
     }
-    if (!DecodeAddress(q.address(), &address)) {
-      return bad_request("invalid address \"" + Printable(q.address()) + "\"");
-    }
-    auto coins = bank_.GetAllBalances(view, address);
-    if (!coins.ok() && coins.status().code() == Status::Code::kInvalidArgument) {
-      // The view is not of the latest version: the key index it scans is not versioned.
-      return QueryError(ante::kInvalidHeight,
-                        "invalid height: AllBalances is answered at the latest height (" +
-                            std::to_string(store_.LatestCommitted().version) +
-                            ") only; use Balance per denom at past heights");
-    }
-    if (!coins.ok()) return broken(coins.status());
-    cosmos::bank::v1beta1::QueryAllBalancesResponse r;
-    for (const ante::Coin& c : coins->coins()) {
-      auto* coin = r.add_balances();
-      coin->set_denom(c.denom);
-      coin->set_amount(ante::ToString(c.amount));
-      if (req.prove()) AttachProof(view, BankKeeper::BalanceKey(address, c.denom), &res);
-    }
-    r.mutable_pagination()->set_total(static_cast<std::uint64_t>(coins->coins().size()));
-    res.set_key(BankKeeper::BalancePrefix(address));
-    res.set_value(SerializeDeterministic(r));
-    return res;
   }
-
-  if (path == "/kairos.auth.v1.Query/UnorderedNonce") {
-    kairos::auth::v1::QueryUnorderedNonceRequest q;
-    std::string address;
-    if (!q.ParseFromString(req.data())) {
-      return bad_request("data is not a QueryUnorderedNonceRequest");
-    }
-    if (!DecodeAddress(q.signer(), &address)) {
-      return bad_request("invalid signer address \"" + Printable(q.signer()) + "\"");
-    }
-    auto used = auth_.HasUnorderedNonce(view, address, q.timeout_unix_nanos());
-    if (!used.ok()) return broken(used.status());
-    kairos::auth::v1::QueryUnorderedNonceResponse r;
-    r.set_used(*used);
-    const std::string key = AuthKeeper::UnorderedNonceKey(q.timeout_unix_nanos(), address);
-    res.set_key(key);
-    res.set_value(SerializeDeterministic(r));
-    if (req.prove()) AttachProof(view, key, &res);
-    return res;
-  }
-
-  if (path.rfind(locks::kQueryPathPrefix, 0) == 0) {
-    auto answer = locks::HandleQuery(locks_, path, req.data(), view, at);
-    if (!answer.ok()) return broken(answer.status());
-    if (answer->code != 0) return QueryError(answer->code, answer->log);
-    res.set_key(answer->key);
-    res.set_value(answer->value);
-    if (req.prove()) AttachProof(view, answer->key, &res);
-    return res;
-  }
-
-  return QueryError(ante::kUnknownRequest, "unknown query path '" + Printable(path) + "'");
+  return res;
 }
 
 pb::ResponseQuery QueryRouter::Simulate(const Request& req) const {

@@ -25,9 +25,7 @@
 #include <mutex>
 #include <string>
 
-#include "app/auth.h"
-#include "app/bank.h"
-#include "app/locks/keeper.h"
+#include "app/module_list.h"
 #include "app/tx_pool.h"
 #include "app/tx_runner.h"
 #include "store/merkle_store.h"
@@ -54,8 +52,8 @@ struct ChainFacts {
 class QueryRouter {
  public:
   // REQUIRES: everything passed in outlives the router.
-  QueryRouter(const store::MerkleStore& store, const AuthKeeper& auth, const BankKeeper& bank,
-              const locks::LocksKeeper& locks, const TxRunner& runner, const TxPool& pool,
+  QueryRouter(const store::MerkleStore& store, const ModuleList& modules,
+              const TxRunner& runner, const TxPool& pool,
               QueryLimits limits);
 
   // The facts queries answer with from now on. Called by the executor (InitChain, open).
@@ -72,7 +70,7 @@ class QueryRouter {
   Result<std::shared_ptr<const store::StoreView>> ViewAt(std::int64_t height,
                                                          Response* error) const;
   Response Store(const std::string& key, std::int64_t height, bool prove) const;
-  Response Module(const std::string& path, const Request& req) const;
+  Response ModuleQuery(const std::string& path, const Request& req) const;
   Response Simulate(const Request& req) const;
   Response MempoolStats() const;
   // /kairos.mempool.v1.Query/SenderTxs: one sender's pooled txs, ready or parked.
@@ -81,9 +79,7 @@ class QueryRouter {
   void AttachProof(const store::StoreView& view, const std::string& key, Response* res) const;
 
   const store::MerkleStore& store_;
-  const AuthKeeper& auth_;
-  const BankKeeper& bank_;
-  const locks::LocksKeeper& locks_;
+  const ModuleList& modules_;
   const TxRunner& runner_;
   const TxPool& pool_;
   const QueryLimits limits_;

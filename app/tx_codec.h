@@ -39,23 +39,10 @@
 #include <vector>
 
 #include "ante/tx.h"
+#include "app/proto_reader.h"
 
 namespace kairos::app {
 
-struct TxError {
-  std::uint32_t code = 2;
-  std::string log;
-};
-
-inline constexpr std::string_view kMsgSendTypeUrl = "/cosmos.bank.v1beta1.MsgSend";
-// kairos.locks.v1 (app/locks): the signer of each is its `sender`.
-inline constexpr std::string_view kLocksTypeUrlPrefix = "/kairos.locks.v1.";
-inline constexpr std::string_view kMsgLocksRegisterTypeUrl = "/kairos.locks.v1.MsgRegister";
-inline constexpr std::string_view kMsgLocksRefundRegistrationTypeUrl =
-    "/kairos.locks.v1.MsgRefundRegistration";
-inline constexpr std::string_view kMsgLocksAcquireTypeUrl = "/kairos.locks.v1.MsgAcquire";
-inline constexpr std::string_view kMsgLocksWriteTypeUrl = "/kairos.locks.v1.MsgWrite";
-inline constexpr std::string_view kMsgLocksReleaseTypeUrl = "/kairos.locks.v1.MsgRelease";
 inline constexpr std::string_view kSecp256k1PubKeyTypeUrl = "/cosmos.crypto.secp256k1.PubKey";
 inline constexpr std::string_view kEd25519PubKeyTypeUrl = "/cosmos.crypto.ed25519.PubKey";
 

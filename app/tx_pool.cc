@@ -70,7 +70,7 @@ CheckOutcome FromOutcome(TxOutcome out) {
 
 }  // namespace
 
-TxPool::TxPool(const TxRunner& runner, const AuthKeeper& auth, const BankKeeper& bank,
+TxPool::TxPool(const TxRunner& runner, const auth::AuthKeeper& auth, const bank::BankKeeper& bank,
                TxPoolOptions options)
     : runner_(runner), auth_(auth), bank_(bank), options_(std::move(options)),
       pool_(options_.pool), applied_(RandomSeed()), gossiped_(RandomSeed()) {}
@@ -136,15 +136,15 @@ std::uint64_t TxPool::CheckSequence(const std::string& address) const {
 namespace {
 
 // Puts `fee` back from the fee collector to `payer` (the inverse of DeductFee).
-void ReturnFee(const BankKeeper& bank, store::KvStore& kv, const std::string& payer,
+void ReturnFee(const bank::BankKeeper& bank, store::KvStore& kv, const std::string& payer,
                const ante::Coins& fee) {
   for (const ante::Coin& c : fee.coins()) {
-    auto collected = bank.GetBalance(kv, FeeCollectorAddress(), c.denom);
+    auto collected = bank.GetBalance(kv, bank::FeeCollectorAddress(), c.denom);
     auto have = bank.GetBalance(kv, payer, c.denom);
     if (!collected.ok()) StopOnBrokenStore("returning a fee", collected.status());
     if (!have.ok()) StopOnBrokenStore("returning a fee", have.status());
     if (*collected < c.amount) continue;  // cannot happen: the fee went in on this branch
-    CheckStore(bank.SetBalance(kv, FeeCollectorAddress(), {c.denom, *collected - c.amount}),
+    CheckStore(bank.SetBalance(kv, bank::FeeCollectorAddress(), {c.denom, *collected - c.amount}),
                "returning a fee");
     CheckStore(bank.SetBalance(kv, payer, {c.denom, *have + c.amount}), "returning a fee");
   }
@@ -153,7 +153,7 @@ void ReturnFee(const BankKeeper& bank, store::KvStore& kv, const std::string& pa
 using Sequences = std::vector<std::pair<std::string, std::uint64_t>>;  // (address, sequence)
 
 // Sets each listed account's sequence in `kv`; returns the previous values.
-Sequences SetSequences(const AuthKeeper& auth, store::KvStore& kv, const Sequences& wanted) {
+Sequences SetSequences(const auth::AuthKeeper& auth, store::KvStore& kv, const Sequences& wanted) {
   Sequences previous;
   for (const auto& [address, sequence] : wanted) {
     auto acc = auth.ReadAccount(kv, address);
@@ -222,7 +222,7 @@ std::optional<TxPool::Debits> TxPool::DebitsOf(const ante::Tx& tx) {
   try {
     if (!tx.fee.empty()) add(tx.FeePayer(), tx.fee);
     for (const ante::Msg& msg : tx.msgs) {
-      if (const auto* send = std::get_if<ante::MsgSend>(&msg)) add(send->from, send->amount);
+      if (const ante::Coins* spent = msg.spends()) add(msg.signer(), *spent);
     }
   } catch (const std::overflow_error&) {
     return std::nullopt;
@@ -315,7 +315,7 @@ void TxPool::Unapply(const mempool::EntryPtr& entry, const ante::Tx* tx) {
     CheckStore(auth_.SetAccount(*check_state_, **acc), "taking a tx out of the check state");
   }
   for (const std::string& signer : e.nonce_signers) {
-    CheckStore(check_state_->Delete(AuthKeeper::UnorderedNonceKey(e.timeout, signer)),
+    CheckStore(check_state_->Delete(auth::AuthKeeper::UnorderedNonceKey(e.timeout, signer)),
                "taking a tx out of the check state");
   }
   ReturnFee(bank_, *check_state_, e.payer, e.fee);
@@ -550,7 +550,7 @@ std::string TxPool::FeeNeeded(const mempool::Priority& needed, const ante::Tx& t
   }
   if (denoms.empty()) {
     std::string denom;
-    CheckStore(check_state_->Get(BankKeeper::kDenomKey, &denom), "reading the denom");
+    CheckStore(check_state_->Get(bank::BankKeeper::kDenomKey, &denom), "reading the denom");
     denoms = denom;
   }
   return amount + denoms;

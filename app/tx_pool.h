@@ -56,8 +56,8 @@
 #include "abci/application.h"
 #include "ante/context.h"
 #include "ante/errors.h"
-#include "app/auth.h"
-#include "app/bank.h"
+#include "app/auth/keeper.h"
+#include "app/bank/keeper.h"
 #include "app/store_failure.h"
 #include "app/tx_hash_set.h"
 #include "app/tx_runner.h"
@@ -105,7 +105,7 @@ struct CheckOutcome {
 class TxPool {
  public:
   // REQUIRES: the runner and keepers outlive the pool.
-  TxPool(const TxRunner& runner, const AuthKeeper& auth, const BankKeeper& bank,
+  TxPool(const TxRunner& runner, const auth::AuthKeeper& auth, const bank::BankKeeper& bank,
          TxPoolOptions options);
 
   // Starts the check state over from `committed` (plus `pending`, e.g. the genesis writes
@@ -238,8 +238,8 @@ class TxPool {
   std::string FeeNeeded(const mempool::Priority& needed, const ante::Tx& tx) const;
 
   const TxRunner& runner_;
-  const AuthKeeper& auth_;
-  const BankKeeper& bank_;
+  const auth::AuthKeeper& auth_;
+  const bank::BankKeeper& bank_;
   TxPoolOptions options_;
   mempool::PriorityMempool pool_;
   store::KvLimits limits_;

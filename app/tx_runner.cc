@@ -1,7 +1,8 @@
 #include "app/tx_runner.h"
 
 #include <optional>
-#include <variant>
+#include <stdexcept>
+#include <string>
 
 namespace kairos::app {
 
@@ -14,20 +15,33 @@ ante::TxStatus OutOfGas(const ante::Context& ctx, const ante::Tx& tx) {
                            ", gasUsed: " + std::to_string(ctx.gas.consumed()));
 }
 
+const ante::AccountKeeper& AccountsOf(const ModuleList& modules) {
+  const auto* k = modules.services().Find<ante::AccountKeeper>();
+  if (k == nullptr) throw std::logic_error("no module of the chain provides ante::AccountKeeper");
+  return *k;
+}
+
+const ante::BankKeeper& BankOf(const ModuleList& modules) {
+  const auto* k = modules.services().Find<ante::BankKeeper>();
+  if (k == nullptr) throw std::logic_error("no module of the chain provides ante::BankKeeper");
+  return *k;
+}
+
 }  // namespace
+
+TxRunner::TxRunner(const ModuleList& modules, ante::SignatureCache* cache)
+    : modules_(modules), pipeline_(AccountsOf(modules), BankOf(modules), cache) {}
+
+const Module& TxRunner::ModuleOf(const ante::Msg& msg) const {
+  const Module* m = modules_.ForMsg(msg.type_url());
+  // The decoder resolved every type URL through the same list.
+  if (m == nullptr) throw std::logic_error("no module for " + std::string(msg.type_url()));
+  return *m;
+}
 
 ante::TxStatus TxRunner::RunMsgs(ante::Context& ctx, const ante::Tx& tx) const {
   for (std::size_t i = 0; i < tx.msgs.size(); ++i) {
-    ante::TxStatus s = std::visit(
-        [&](const auto& msg) -> ante::TxStatus {
-          using T = std::decay_t<decltype(msg)>;
-          if constexpr (std::is_same_v<T, ante::MsgSend>) {
-            return bank_.HandleMsgSend(ctx, msg, i);
-          } else {
-            return locks_.Handle(ctx, msg, i);
-          }
-        },
-        tx.msgs[i]);
+    ante::TxStatus s = ModuleOf(tx.msgs[i]).Handle(ctx, tx.msgs[i], i);
     if (!s.ok()) {
       if (s.store_failure()) return s;
       return s.Wrapped("failed to execute message; message index: " + std::to_string(i) + ": ");
@@ -44,15 +58,7 @@ TxOutcome TxRunner::Run(ante::ExecMode mode, const ante::Tx& tx, store::Branch& 
   TxOutcome out;
   out.gas_wanted = tx.gas_limit;
   for (const ante::Msg& msg : tx.msgs) {
-    ante::TxStatus s = std::visit(
-        [](const auto& m) -> ante::TxStatus {
-          if constexpr (std::is_same_v<std::decay_t<decltype(m)>, ante::MsgSend>) {
-            return ValidateMsgSend(m);
-          } else {
-            return locks::ValidateBasic(m);
-          }
-        },
-        msg);
+    ante::TxStatus s = ModuleOf(msg).ValidateBasic(msg);
     if (!s.ok()) {
       out.status = s;
       return out;

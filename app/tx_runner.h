@@ -20,9 +20,7 @@
 
 #include "ante/context.h"
 #include "ante/decorators.h"
-#include "app/auth.h"
-#include "app/bank.h"
-#include "app/locks/msg_server.h"
+#include "app/module_list.h"
 #include "store/branch.h"
 
 namespace kairos::app {
@@ -47,8 +45,10 @@ struct TxOutcome {
 class TxRunner {
  public:
   // REQUIRES: the keepers and the cache (may be null) outlive the runner.
-  TxRunner(const AuthKeeper& auth, const BankKeeper& bank, ante::SignatureCache* cache)
-      : bank_(bank), locks_(bank), pipeline_(auth, bank, cache) {}
+  // The ante runs against the keepers `modules` provide (ante::AccountKeeper and
+  // ante::BankKeeper); each message goes to the module of its type URL.
+  // REQUIRES: `modules` outlives the runner and provides both keepers.
+  TxRunner(const ModuleList& modules, ante::SignatureCache* cache);
 
   // How the ante's writes reach `state`:
   //   kUndoOnFailure: straight into `state` under a journal (store::BranchJournal), rolled
@@ -69,8 +69,10 @@ class TxRunner {
 
  private:
   ante::TxStatus RunMsgs(ante::Context& ctx, const ante::Tx& tx) const;
-  const BankKeeper& bank_;
-  locks::MsgServer locks_;
+  // The module of each message of `tx` (parallel to tx.msgs); the decoder resolved them all.
+  const Module& ModuleOf(const ante::Msg& msg) const;
+
+  const ModuleList& modules_;
   ante::AntePipeline pipeline_;
 };
 

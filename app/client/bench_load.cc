@@ -49,6 +49,7 @@
 #include "crypto/hash.h"
 #include "crypto/hd.h"
 #include "crypto/keys.h"
+#include "app/bank/msgs.h"
 
 namespace kairos::client {
 
@@ -188,7 +189,7 @@ void FundAccounts(const std::string& home, const BenchFlags& f, RpcClient& rpc,
     app::TxSpec spec;
     spec.fee = ToCoins(fee);
     for (std::size_t i = first; i < first + count; ++i) {
-      ante::MsgSend msg;
+      app::bank::MsgSend msg;
       msg.from_address = from.address;
       msg.to_address = poor[i]->address;
       msg.from = *crypto::DecodeAccountAddress(from.address);
@@ -689,7 +690,7 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
     app::TxSpec spec;
     const BenchAccount& from = accounts[j % k];
     const BenchAccount& to = accounts[(j + 1) % k];
-    ante::MsgSend msg;
+    app::bank::MsgSend msg;
     msg.from_address = from.address;
     msg.to_address = to.address;
     msg.from = from.raw;
@@ -708,7 +709,7 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
   if (f.kvstore && tx_size == 0) {  // the size of a signed transfer of this shape
     const std::vector<BenchAccount> two = DeriveAccounts(f.seed, 2);
     app::TxSpec spec;
-    ante::MsgSend msg;
+    app::bank::MsgSend msg;
     msg.from_address = two[0].address;
     msg.to_address = two[1].address;
     msg.from = two[0].raw;

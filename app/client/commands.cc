@@ -33,6 +33,7 @@
 #include "crypto/hash.h"
 #include "crypto/hd.h"
 #include "kairos/mempool/v1/query.pb.h"
+#include "app/bank/msgs.h"
 
 namespace kairos::client {
 
@@ -212,7 +213,7 @@ void RunSend(const std::string& home, const SendFlags& f) {
   SignAndBroadcast(home, f.from, f.tx, /*simulate_first=*/false,
                    [&](const Keyring& keyring, const KeyInfo& from, RpcClient&) {
                      const std::string to = Take(ResolveAddress(keyring, f.to), kExitUsage);
-                     ante::MsgSend msg;
+                     app::bank::MsgSend msg;
                      msg.from_address = from.address;
                      msg.to_address = to;
                      msg.from = *crypto::DecodeAccountAddress(from.address);

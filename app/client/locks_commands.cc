@@ -13,6 +13,7 @@
 #include "app/locks/queries.h"
 #include "crypto/bech32.h"
 #include "kairos/locks/v1/query.pb.h"
+#include "app/locks/msgs.h"
 
 namespace kairos::client {
 
@@ -110,7 +111,7 @@ void AddCommonTxFlags(CLI::App* cmd, const std::shared_ptr<LocksTxFlags>& f) {
 
 // ---- queries: text output
 
-void PrintHolder(const ante::LockSlot& slot, const lpb::QueryHolderResponse& r) {
+void PrintHolder(const app::locks::LockSlot& slot, const lpb::QueryHolderResponse& r) {
   const std::string name = app::locks::SlotName(slot);
   if (r.holder().empty()) {
     std::cout << name << ": free\n";
@@ -146,7 +147,7 @@ void RunQuery(const std::string& home, const std::string& name, const LocksQuery
   const bool json = IsJson(f.output);
   std::int64_t at = 0;
   if (name == "holder" || name == "var") {
-    const ante::LockSlot slot = Take(ParseSlot(f.target), kExitUsage);
+    const app::locks::LockSlot slot = Take(ParseSlot(f.target), kExitUsage);
     if (name == "var") {
       lpb::QueryVarRequest q;
       q.set_resource(slot.resource);
@@ -272,8 +273,8 @@ void RunQuery(const std::string& home, const std::string& name, const LocksQuery
 
 }  // namespace
 
-Result<ante::LockSlot> ParseSlot(std::string_view text) {
-  ante::LockSlot slot;
+Result<app::locks::LockSlot> ParseSlot(std::string_view text) {
+  app::locks::LockSlot slot;
   const std::size_t open = text.find('[');
   if (open == std::string_view::npos) {
     slot.resource = std::string(text);
@@ -301,7 +302,7 @@ void AddLocksTxCommands(CLI::App& tx, const std::string& home) {
   AddCommonTxFlags(cmd, reg);
   cmd->callback([&home, reg] {
     RunTx(home, *reg, [](const Keyring&, const KeyInfo& from, RpcClient&) {
-      return std::vector<ante::Msg>{ante::MsgLocksRegister{from.address, Raw(from.address)}};
+      return std::vector<ante::Msg>{app::locks::MsgRegister{from.address, Raw(from.address)}};
     });
   });
 
@@ -313,7 +314,7 @@ void AddLocksTxCommands(CLI::App& tx, const std::string& home) {
   cmd->callback([&home, refund] {
     RunTx(home, *refund, [refund](const Keyring& keyring, const KeyInfo& from, RpcClient&) {
       const std::string target = AddressOrFrom(keyring, refund->address, from);
-      return std::vector<ante::Msg>{ante::MsgLocksRefundRegistration{
+      return std::vector<ante::Msg>{app::locks::MsgRefundRegistration{
           from.address, Raw(from.address), target, Raw(target)}};
     });
   });
@@ -325,10 +326,10 @@ void AddLocksTxCommands(CLI::App& tx, const std::string& home) {
                   "Escrow at most this for a new session (default: the deposit quoted now)");
   AddCommonTxFlags(cmd, acquire);
   cmd->callback([&home, acquire] {
-    std::vector<ante::LockSlot> slots;
+    std::vector<app::locks::LockSlot> slots;
     for (const std::string& s : acquire->slots) slots.push_back(Take(ParseSlot(s), kExitUsage));
     RunTx(home, *acquire, [&](const Keyring&, const KeyInfo& from, RpcClient& rpc) {
-      return std::vector<ante::Msg>{ante::MsgLocksAcquire{
+      return std::vector<ante::Msg>{app::locks::MsgAcquire{
           from.address, Raw(from.address), slots, MaxDeposit(*acquire, from, rpc)}};
     });
   });
@@ -345,17 +346,17 @@ void AddLocksTxCommands(CLI::App& tx, const std::string& home) {
                   "Escrow at most this for a new session (default: the deposit quoted now)");
   AddCommonTxFlags(cmd, write);
   cmd->callback([&home, write] {
-    const ante::LockSlot slot = Take(ParseSlot(write->slot), kExitUsage);
+    const app::locks::LockSlot slot = Take(ParseSlot(write->slot), kExitUsage);
     std::int64_t value = 0;
     const std::string& v = write->value;
     auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
     if (ec != std::errc() || end != v.data() + v.size()) {
       Fail(kExitUsage, "value must be a signed 64-bit integer, not '" + v + "'");
     }
-    const ante::LockWriteOp op = write->op == "add" ? ante::LockWriteOp::kAdd
-                                                    : ante::LockWriteOp::kSet;
+    const app::locks::LockWriteOp op = write->op == "add" ? app::locks::LockWriteOp::kAdd
+                                                    : app::locks::LockWriteOp::kSet;
     RunTx(home, *write, [&](const Keyring&, const KeyInfo& from, RpcClient& rpc) {
-      return std::vector<ante::Msg>{ante::MsgLocksWrite{from.address, Raw(from.address), slot, op,
+      return std::vector<ante::Msg>{app::locks::MsgWrite{from.address, Raw(from.address), slot, op,
                                                         value, MaxDeposit(*write, from, rpc)}};
     });
   });
@@ -369,7 +370,7 @@ void AddLocksTxCommands(CLI::App& tx, const std::string& home) {
     RunTx(home, *release, [release](const Keyring& keyring, const KeyInfo& from, RpcClient&) {
       const std::string holder = AddressOrFrom(keyring, release->address, from);
       return std::vector<ante::Msg>{
-          ante::MsgLocksRelease{from.address, Raw(from.address), holder, Raw(holder)}};
+          app::locks::MsgRelease{from.address, Raw(from.address), holder, Raw(holder)}};
     });
   });
 }

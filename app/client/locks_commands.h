@@ -19,6 +19,7 @@
 
 #include "ante/tx.h"
 #include "store/status.h"
+#include "app/locks/msgs.h"
 
 namespace CLI {
 class App;
@@ -30,6 +31,6 @@ void AddLocksTxCommands(CLI::App& tx, const std::string& home);
 void AddLocksQueryCommands(CLI::App& query, const std::string& home);
 
 // "foo" -> {foo, ""}; "book[alice]" -> {book, alice}; InvalidArgument with the reason otherwise.
-Result<ante::LockSlot> ParseSlot(std::string_view text);
+Result<app::locks::LockSlot> ParseSlot(std::string_view text);
 
 }  // namespace kairos::client

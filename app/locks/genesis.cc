@@ -1,14 +1,224 @@
 #include "app/locks/genesis.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "app/genesis_json.h"
+#include "app/locks/msg_server.h"
 #include "crypto/bech32.h"
 
 namespace kairos::app::locks {
 
 namespace {
 
-Status Bad(const std::string& path, const std::string& why) {
+Status BadAt(const std::string& path, const std::string& why) {
   return Status::InvalidArgument("genesis app_state.locks." + path + ": " + why);
 }
+
+using genesis_json::Bad;
+using genesis_json::CheckKeys;
+using genesis_json::json;
+using genesis_json::ReadAddress;
+using genesis_json::ReadAmount;
+using genesis_json::ReadHeight;
+using genesis_json::ReadInt;
+using genesis_json::ReadUint;
+
+Status ReadLocksParams(const json& p, Params* out) {
+  const std::string path = "app_state.locks.params";
+  if (Status s = CheckKeys(p, path,
+                           {"session_period", "cooloff_period", "whitelist_period",
+                            "refund_holding_period", "base_deposit", "whitelist_fee",
+                            "max_locks_per_session", "scale_refund", "release_bounty_bps",
+                            "forfeit_sink", "end_block_cleanup_limit"});
+      !s.ok()) {
+    return s;
+  }
+  for (auto [name, field] :
+       {std::pair{"session_period", &Params::session_period},
+        std::pair{"cooloff_period", &Params::cooloff_period},
+        std::pair{"whitelist_period", &Params::whitelist_period},
+        std::pair{"refund_holding_period", &Params::refund_holding_period}}) {
+    if (!p.contains(name)) continue;
+    auto v = ReadHeight(p[name], path + "." + name);
+    if (!v.ok()) return v.status();
+    out->*field = *v;
+  }
+  for (auto [name, field] :
+       {std::pair{"max_locks_per_session", &Params::max_locks_per_session},
+        std::pair{"end_block_cleanup_limit", &Params::end_block_cleanup_limit}}) {
+    if (!p.contains(name)) continue;
+    auto v = ReadUint(p[name], path + "." + name);
+    if (!v.ok()) return v.status();
+    out->*field = *v;
+  }
+  for (auto [name, field] : {std::pair{"base_deposit", &Params::base_deposit},
+                             std::pair{"whitelist_fee", &Params::whitelist_fee}}) {
+    if (!p.contains(name)) continue;
+    auto v = ReadAmount(p[name], path + "." + name);
+    if (!v.ok()) return v.status();
+    out->*field = *v;
+  }
+  if (p.contains("release_bounty_bps")) {
+    auto v = ReadUint(p["release_bounty_bps"], path + ".release_bounty_bps");
+    if (!v.ok()) return v.status();
+    out->release_bounty_bps = static_cast<std::uint32_t>(std::min<std::uint64_t>(*v, UINT32_MAX));
+  }
+  if (p.contains("scale_refund")) {
+    if (!p["scale_refund"].is_boolean()) {
+      return Bad(path + ".scale_refund", "must be true or false");
+    }
+    out->scale_refund = p["scale_refund"].get<bool>();
+  }
+  if (p.contains("forfeit_sink")) {
+    if (!p["forfeit_sink"].is_string()) return Bad(path + ".forfeit_sink", "must be a string");
+    out->forfeit_sink = p["forfeit_sink"].get<std::string>();
+  }
+  if (Status s = Validate(*out); !s.ok()) {
+    return Status::InvalidArgument("genesis " + path + "." + s.message());
+  }
+  return Status::OK();
+}
+
+// A slot object {"resource", "key"} at `path`.
+Result<LockSlot> ReadSlot(const json& j, const std::string& path,
+                                std::set<std::string> allowed = {"resource", "key"}) {
+  if (Status s = CheckKeys(j, path, std::move(allowed)); !s.ok()) return s;
+  LockSlot slot;
+  if (!j.contains("resource") || !j["resource"].is_string()) {
+    return Bad(path + ".resource", "missing or not a string");
+  }
+  slot.resource = j["resource"].get<std::string>();
+  if (j.contains("key")) {
+    if (!j["key"].is_string()) return Bad(path + ".key", "must be a string");
+    slot.key = j["key"].get<std::string>();
+  }
+  if (auto problem = SlotProblem(slot)) return Bad(path, *problem);
+  return slot;
+}
+
+// The array at obj[name] (absent: empty), each element an object with an "address" that no
+// other element has. Calls read(element, path, raw address).
+template <class ReadOne>
+Status ReadAddressed(const json& obj, const std::string& name, ReadOne&& read) {
+  if (!obj.contains(name)) return Status::OK();
+  const std::string path = "app_state.locks." + name;
+  const json& list = obj[name];
+  if (!list.is_array()) return Bad(path, "must be an array");
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    if (!list[i].is_object() || !list[i].contains("address")) {
+      return Bad(at + ".address", "missing");
+    }
+    auto address = ReadAddress(list[i]["address"], at + ".address");
+    if (!address.ok()) return address.status();
+    if (!seen.insert(*address).second) return Bad(at + ".address", "listed twice");
+    if (Status s = read(list[i], at, *address); !s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+Status ReadLocks(const json& j, GenesisState* g) {
+  g->present = true;
+  if (Status s = CheckKeys(j, "app_state.locks",
+                           {"params", "sessions", "last_session_ends", "registrations", "vars"});
+      !s.ok()) {
+    return s;
+  }
+  if (j.contains("params")) {
+    if (Status s = ReadLocksParams(j["params"], &g->params); !s.ok()) return s;
+  }
+  const Params& p = g->params;
+  std::map<std::string, std::string> held_by;  // slot key part -> path of the session
+  Status s = ReadAddressed(j, "sessions", [&](const json& e, const std::string& at,
+                                              const std::string& address) -> Status {
+    if (Status k = CheckKeys(e, at, {"address", "start", "expiry", "deposit", "held"}); !k.ok()) {
+      return k;
+    }
+    Session session;
+    for (auto [name, field] : {std::pair{"start", &Session::start},
+                               std::pair{"expiry", &Session::expiry}}) {
+      if (!e.contains(name)) return Bad(at + "." + name, "missing");
+      auto v = ReadHeight(e[name], at + "." + name);
+      if (!v.ok()) return v.status();
+      session.*field = *v;
+    }
+    if (session.start > INT64_MAX - p.session_period ||
+        session.expiry != session.start + p.session_period) {
+      return Bad(at + ".expiry", "must be start + session_period (" +
+                                     std::to_string(p.session_period) + ")");
+    }
+    if (e.contains("deposit")) {
+      auto d = ReadAmount(e["deposit"], at + ".deposit");
+      if (!d.ok()) return d.status();
+      session.deposit = *d;
+    }
+    if (e.contains("held")) {
+      if (!e["held"].is_array()) return Bad(at + ".held", "must be an array of slots");
+      if (e["held"].size() > p.max_locks_per_session) {
+        return Bad(at + ".held", "more than max_locks_per_session (" +
+                                     std::to_string(p.max_locks_per_session) + ") slots");
+      }
+      for (std::size_t k = 0; k < e["held"].size(); ++k) {
+        const std::string slot_path = at + ".held[" + std::to_string(k) + "]";
+        auto slot = ReadSlot(e["held"][k], slot_path);
+        if (!slot.ok()) return slot.status();
+        auto [it, fresh] = held_by.emplace(LocksKeeper::SlotKeyPart(*slot), at);
+        if (!fresh) {
+          return Bad(slot_path, SlotName(*slot) + " is also held by " + it->second);
+        }
+        session.held.push_back(*slot);
+      }
+    }
+    g->sessions.emplace_back(address, std::move(session));
+    return Status::OK();
+  });
+  if (!s.ok()) return s;
+  s = ReadAddressed(j, "last_session_ends", [&](const json& e, const std::string& at,
+                                                const std::string& address) -> Status {
+    if (Status k = CheckKeys(e, at, {"address", "height"}); !k.ok()) return k;
+    if (!e.contains("height")) return Bad(at + ".height", "missing");
+    auto h = ReadHeight(e["height"], at + ".height");
+    if (!h.ok()) return h.status();
+    g->last_session_ends.emplace_back(address, *h);
+    return Status::OK();
+  });
+  if (!s.ok()) return s;
+  s = ReadAddressed(j, "registrations", [&](const json& e, const std::string& at,
+                                            const std::string& address) -> Status {
+    if (Status k = CheckKeys(e, at, {"address", "expiry", "bond"}); !k.ok()) return k;
+    if (!e.contains("expiry")) return Bad(at + ".expiry", "missing");
+    auto expiry = ReadHeight(e["expiry"], at + ".expiry");
+    if (!expiry.ok()) return expiry.status();
+    if (!e.contains("bond")) return Bad(at + ".bond", "missing");
+    auto bond = ReadAmount(e["bond"], at + ".bond");
+    if (!bond.ok()) return bond.status();
+    g->registrations.emplace_back(address, Registration{*expiry, *bond});
+    return Status::OK();
+  });
+  if (!s.ok()) return s;
+  if (j.contains("vars")) {
+    const json& vars = j["vars"];
+    if (!vars.is_array()) return Bad("app_state.locks.vars", "must be an array");
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+      const std::string at = "app_state.locks.vars[" + std::to_string(i) + "]";
+      auto slot = ReadSlot(vars[i], at, {"resource", "key", "value"});
+      if (!slot.ok()) return slot.status();
+      if (!seen.insert(LocksKeeper::SlotKeyPart(*slot)).second) {
+        return Bad(at, SlotName(*slot) + " is listed twice");
+      }
+      if (!vars[i].contains("value")) return Bad(at + ".value", "missing");
+      auto value = ReadInt(vars[i]["value"], at + ".value");
+      if (!value.ok()) return value.status();
+      g->vars.emplace_back(*slot, *value);
+    }
+  }
+  return Status::OK();
+}
+
 
 Status Write(store::KvStore& kv, std::string_view key, std::string_view value) {
   Status s = kv.Set(key, value);
@@ -16,6 +226,14 @@ Status Write(store::KvStore& kv, std::string_view key, std::string_view value) {
 }
 
 }  // namespace
+
+Result<std::unique_ptr<ModuleGenesis>> ParseGenesis(const nlohmann::json* section) {
+  auto g = std::make_unique<GenesisState>();
+  if (section != nullptr) {
+    if (Status s = ReadLocks(*section, g.get()); !s.ok()) return s;
+  }
+  return std::unique_ptr<ModuleGenesis>(std::move(g));
+}
 
 Status InitGenesis(store::KvStore& kv, const LocksKeeper& keeper, const GenesisState& g,
                    std::int64_t initial_height) {
@@ -25,12 +243,12 @@ Status InitGenesis(store::KvStore& kv, const LocksKeeper& keeper, const GenesisS
   for (std::size_t i = 0; i < g.sessions.size(); ++i) {
     const auto& [address, session] = g.sessions[i];
     if (session.start > initial_height) {
-      return Bad("sessions[" + std::to_string(i) + "].start",
+      return BadAt("sessions[" + std::to_string(i) + "].start",
                  std::to_string(session.start) + " is after the initial height " +
                      std::to_string(initial_height));
     }
     held_in_escrow += session.deposit;
-    for (const ante::LockSlot& slot : session.held) {
+    for (const LockSlot& slot : session.held) {
       if (Status s = Write(kv, LocksKeeper::LockKey(slot), address); !s.ok()) return s;
     }
     if (Status s = Write(kv, LocksKeeper::QueueKey(session.expiry, address), "\x01"); !s.ok()) {
@@ -41,7 +259,7 @@ Status InitGenesis(store::KvStore& kv, const LocksKeeper& keeper, const GenesisS
   for (std::size_t i = 0; i < g.last_session_ends.size(); ++i) {
     const auto& [address, height] = g.last_session_ends[i];
     if (height > initial_height) {
-      return Bad("last_session_ends[" + std::to_string(i) + "].height",
+      return BadAt("last_session_ends[" + std::to_string(i) + "].height",
                  std::to_string(height) + " is after the initial height " +
                      std::to_string(initial_height));
     }

@@ -16,17 +16,19 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "app/locks/keeper.h"
 #include "app/locks/params.h"
+#include "app/module.h"
 #include "store/kv.h"
 
 namespace kairos::app::locks {
 
-struct GenesisState {
+struct GenesisState final : ModuleGenesis {
   // False when app_state has no "locks": nothing is written then (the params are the defaults,
   // which GetParams answers for an absent key), so such a chain's app hash is the same as before
   // the module existed.
@@ -35,13 +37,16 @@ struct GenesisState {
   std::vector<std::pair<std::string, Session>> sessions;  // raw address, session
   std::vector<std::pair<std::string, std::int64_t>> last_session_ends;
   std::vector<std::pair<std::string, Registration>> registrations;
-  std::vector<std::pair<ante::LockSlot, std::int64_t>> vars;
+  std::vector<std::pair<LockSlot, std::int64_t>> vars;
 };
 
 // Writes `g` at the chain's start. REQUIRES: the bank balances are in `kv` already, and `g`
 // passed app/genesis.cc's checks (valid params and slots, no duplicates, expiry = start + a,
 // at most L held slots, each slot in one session). InvalidArgument naming the JSON path when the
 // escrow does not match or a height is after `initial_height`.
+// `section`: app_state.locks, null when absent (nothing is written).
+Result<std::unique_ptr<ModuleGenesis>> ParseGenesis(const nlohmann::json* section);
+
 Status InitGenesis(store::KvStore& kv, const LocksKeeper& keeper, const GenesisState& g,
                    std::int64_t initial_height);
 

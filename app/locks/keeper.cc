@@ -21,7 +21,6 @@ namespace lpb = kairos::locks::v1;
 // Products of a 256-bit amount and a 64-bit factor, before the division that brings them back.
 using Uint512 = boost::multiprecision::checked_uint512_t;
 
-constexpr std::string_view kDefaultDenom = "stake";
 
 std::string Bech32(std::string_view raw) { return crypto::EncodeAccountAddress(raw); }
 
@@ -102,7 +101,7 @@ lpb::Session ToProto(const Session& s) {
   pb.set_start(s.start);
   pb.set_expiry(s.expiry);
   pb.set_deposit(AmountText(s.deposit));
-  for (const ante::LockSlot& slot : s.held) {
+  for (const LockSlot& slot : s.held) {
     lpb::Slot* out = pb.add_held();
     out->set_resource(slot.resource);
     out->set_key(slot.key);
@@ -117,13 +116,13 @@ lpb::Registration ToProto(const Registration& r) {
   return pb;
 }
 
-std::string SlotName(const ante::LockSlot& slot) {
+std::string SlotName(const LockSlot& slot) {
   return slot.key.empty() ? slot.resource : slot.resource + "[" + slot.key + "]";
 }
 
 // ---- keys
 
-std::string LocksKeeper::SlotKeyPart(const ante::LockSlot& slot) {
+std::string LocksKeeper::SlotKeyPart(const LockSlot& slot) {
   std::string out;
   out.push_back(static_cast<char>(slot.resource.size()));
   out += slot.resource;
@@ -136,7 +135,7 @@ std::string LocksKeeper::SlotKeyPart(const ante::LockSlot& slot) {
   return out;
 }
 
-std::string LocksKeeper::LockKey(const ante::LockSlot& slot) {
+std::string LocksKeeper::LockKey(const LockSlot& slot) {
   return std::string(kLockPrefix) + SlotKeyPart(slot);
 }
 std::string LocksKeeper::SessionKey(std::string_view address) {
@@ -152,7 +151,7 @@ std::string LocksKeeper::QueueKey(std::int64_t expiry, std::string_view address)
   return std::string(kQueuePrefix) + EncodeBigEndian64(static_cast<std::uint64_t>(expiry)) +
          std::string(address);
 }
-std::string LocksKeeper::VarKey(const ante::LockSlot& slot) {
+std::string LocksKeeper::VarKey(const LockSlot& slot) {
   return std::string(kVarPrefix) + SlotKeyPart(slot);
 }
 
@@ -174,13 +173,11 @@ Status LocksKeeper::SetParams(store::KvStore& kv, const Params& p) const {
 }
 
 Result<std::string> LocksKeeper::GetDenom(const store::KvReader& kv) const {
-  auto denom = Read(kv, BankKeeper::kDenomKey);
-  if (!denom.ok()) return denom.status();
-  return *denom ? **denom : std::string(kDefaultDenom);
+  return bank_.GetDenom(kv);
 }
 
 Result<std::optional<std::string>> LocksKeeper::GetHolder(const store::KvReader& kv,
-                                                          const ante::LockSlot& slot) const {
+                                                          const LockSlot& slot) const {
   return Read(kv, LockKey(slot));
 }
 
@@ -207,7 +204,7 @@ Result<std::optional<Registration>> LocksKeeper::GetRegistration(const store::Kv
 }
 
 Result<std::int64_t> LocksKeeper::GetVar(const store::KvReader& kv,
-                                         const ante::LockSlot& slot) const {
+                                         const LockSlot& slot) const {
   auto bytes = Read(kv, VarKey(slot));
   if (!bytes.ok()) return bytes.status();
   if (!*bytes) return std::int64_t{0};
@@ -238,7 +235,7 @@ Status LocksKeeper::SetRegistration(store::KvStore& kv, std::string_view address
   return kv.Set(RegistrationKey(address), EncodeRegistration(r));
 }
 
-Status LocksKeeper::SetVar(store::KvStore& kv, const ante::LockSlot& slot,
+Status LocksKeeper::SetVar(store::KvStore& kv, const LockSlot& slot,
                            std::int64_t value) const {
   const std::string key = VarKey(slot);
   return value == 0 ? kv.Delete(key) : kv.Set(key, std::to_string(value));
@@ -272,7 +269,7 @@ Uint256 LocksKeeper::Refund(const Params& p, const Session& s, std::int64_t h) {
   return r >= Uint512(s.deposit) ? s.deposit : Uint256(r);
 }
 
-Result<SlotStatus> LocksKeeper::StatusOf(const store::KvReader& kv, const ante::LockSlot& slot,
+Result<SlotStatus> LocksKeeper::StatusOf(const store::KvReader& kv, const LockSlot& slot,
                                          std::string_view u, std::int64_t h) const {
   auto holder = GetHolder(kv, slot);
   if (!holder.ok()) return holder.status();
@@ -332,7 +329,7 @@ TxStatus LocksKeeper::EndSession(ante::Context& ctx, const Params& p, std::strin
   if (TxStatus st = Move(ctx, EscrowAddress(), u, e.refund); !st.ok()) return st;
   if (TxStatus st = Move(ctx, EscrowAddress(), cleaner.address, e.bounty); !st.ok()) return st;
   if (TxStatus st = Forfeit(ctx, p, e.forfeit - e.bounty); !st.ok()) return st;
-  for (const ante::LockSlot& slot : s.held) {
+  for (const LockSlot& slot : s.held) {
     auto holder = GetHolder(kv, slot);
     if (!holder.ok()) return TxStatus::FromStore(holder.status());
     if (*holder && **holder == u) {  // never a slot someone else holds now
@@ -360,7 +357,7 @@ TxStatus LocksKeeper::EndSession(ante::Context& ctx, const Params& p, std::strin
 // ---- Acquire, one slot
 
 TxStatus LocksKeeper::AcquireSlot(ante::Context& ctx, const Params& p, std::string_view u,
-                                  const ante::LockSlot& slot, const Uint256& max_deposit,
+                                  const LockSlot& slot, const Uint256& max_deposit,
                                   SlotAcquired* out) const {
   store::KvStore& kv = *ctx.store;
   const std::int64_t h = ctx.block.height;
@@ -528,19 +525,19 @@ TxStatus LocksKeeper::RefundRegistration(ante::Context& ctx, const Params& p,
   return TxStatus::OK();
 }
 
-TxStatus LocksKeeper::WriteVar(ante::Context& ctx, const ante::LockSlot& slot,
-                               ante::LockWriteOp op, std::int64_t value,
+TxStatus LocksKeeper::WriteVar(ante::Context& ctx, const LockSlot& slot,
+                               LockWriteOp op, std::int64_t value,
                                std::int64_t* result) const {
   auto old = GetVar(*ctx.store, slot);
   if (!old.ok()) return TxStatus::FromStore(old.status());
   std::int64_t next = value;
-  if (op == ante::LockWriteOp::kAdd && __builtin_add_overflow(*old, value, &next)) {
+  if (op == LockWriteOp::kAdd && __builtin_add_overflow(*old, value, &next)) {
     return Overflow(SlotName(slot) + " = " + std::to_string(*old) + " + " + std::to_string(value));
   }
   if (TxStatus st = Store(SetVar(*ctx.store, slot, next)); !st.ok()) return st;
   ctx.Emit("lock_var_written", {{"resource", slot.resource},
                                 {"key", slot.key},
-                                {"op", op == ante::LockWriteOp::kAdd ? "add" : "set"},
+                                {"op", op == LockWriteOp::kAdd ? "add" : "set"},
                                 {"operand", std::to_string(value)},
                                 {"value", std::to_string(next)}});
   *result = next;
@@ -617,7 +614,7 @@ Status LocksKeeper::CheckInvariants(const store::KvReader& kv, std::int64_t h) c
         return bad("invariant 2: the session of " + Bech32(u) + " holds " +
                    std::to_string(s->held.size()) + " slots");
       }
-      for (const ante::LockSlot& slot : s->held) {
+      for (const LockSlot& slot : s->held) {
         auto found = locks.find(SlotKeyPart(slot));
         if (found == locks.end() || found->second != u) {
           return bad("session of " + Bech32(u) + " lists " + SlotName(slot) +

@@ -23,15 +23,17 @@
 // store argument.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ante/context.h"
-#include "ante/tx.h"
-#include "app/bank.h"
+#include "app/locks/expected_keepers.h"
+#include "app/locks/msgs.h"
 #include "app/locks/params.h"
 
 namespace kairos::app::locks {
@@ -40,7 +42,7 @@ struct Session {
   std::int64_t start = 0;
   std::int64_t expiry = 0;
   ante::Uint256 deposit = 0;
-  std::vector<ante::LockSlot> held;
+  std::vector<LockSlot> held;
   bool operator==(const Session&) const = default;
 };
 
@@ -77,6 +79,12 @@ struct Cleaner {
 class LocksKeeper {
  public:
   explicit LocksKeeper(const BankKeeper& bank) : bank_(bank) {}
+  // Over any keeper with BankKeeper's methods (expected_keepers.h), through an adapter it
+  // owns. REQUIRES: `bank` outlives the keeper.
+  template <class K>
+    requires(!std::derived_from<K, BankKeeper>)
+  explicit LocksKeeper(const K& bank)
+      : owned_(std::make_shared<BankKeeperOf<K>>(bank)), bank_(*owned_) {}
 
   static constexpr std::string_view kParamsKey = "locks/params";
   static constexpr std::string_view kLockPrefix = "locks/lock/";
@@ -85,13 +93,13 @@ class LocksKeeper {
   static constexpr std::string_view kRegistrationPrefix = "locks/reg/";
   static constexpr std::string_view kQueuePrefix = "locks/queue/";
   static constexpr std::string_view kVarPrefix = "locks/var/";
-  static std::string SlotKeyPart(const ante::LockSlot& slot);
-  static std::string LockKey(const ante::LockSlot& slot);
+  static std::string SlotKeyPart(const LockSlot& slot);
+  static std::string LockKey(const LockSlot& slot);
   static std::string SessionKey(std::string_view address);
   static std::string LastEndKey(std::string_view address);
   static std::string RegistrationKey(std::string_view address);
   static std::string QueueKey(std::int64_t expiry, std::string_view address);
-  static std::string VarKey(const ante::LockSlot& slot);
+  static std::string VarKey(const LockSlot& slot);
 
   // ---- reads (NotFound never escapes: absence is nullopt / the default)
   // The stored params; the defaults when none are stored (a chain without the module's genesis).
@@ -100,14 +108,14 @@ class LocksKeeper {
   // The chain's denom (bank/denom), in which deposits and bonds are paid.
   Result<std::string> GetDenom(const store::KvReader& kv) const;
   Result<std::optional<std::string>> GetHolder(const store::KvReader& kv,
-                                               const ante::LockSlot& slot) const;
+                                               const LockSlot& slot) const;
   Result<std::optional<Session>> GetSession(const store::KvReader& kv,
                                             std::string_view address) const;
   Result<std::optional<std::int64_t>> GetLastEnd(const store::KvReader& kv,
                                                  std::string_view address) const;
   Result<std::optional<Registration>> GetRegistration(const store::KvReader& kv,
                                                       std::string_view address) const;
-  Result<std::int64_t> GetVar(const store::KvReader& kv, const ante::LockSlot& slot) const;
+  Result<std::int64_t> GetVar(const store::KvReader& kv, const LockSlot& slot) const;
 
   // ---- raw record writes, for genesis (no checks, no money, no events)
   Status SetSessionRecord(store::KvStore& kv, std::string_view address, const Session& s) const;
@@ -115,7 +123,7 @@ class LocksKeeper {
   Status SetRegistration(store::KvStore& kv, std::string_view address,
                          const Registration& r) const;
   // Deletes the variable when `value` is 0.
-  Status SetVar(store::KvStore& kv, const ante::LockSlot& slot, std::int64_t value) const;
+  Status SetVar(store::KvStore& kv, const LockSlot& slot, std::int64_t value) const;
 
   // ---- the spec's derived predicates (pure)
   static bool Active(const std::optional<Session>& s, std::int64_t h) {
@@ -132,13 +140,13 @@ class LocksKeeper {
   static std::int64_t CooloffUntil(const Params& p, std::optional<std::int64_t> last_end);
   // refund(S, h): floor(deposit * (expiry - h) / a) before expiry with scale_refund.
   static ante::Uint256 Refund(const Params& p, const Session& s, std::int64_t h);
-  Result<SlotStatus> StatusOf(const store::KvReader& kv, const ante::LockSlot& slot,
+  Result<SlotStatus> StatusOf(const store::KvReader& kv, const LockSlot& slot,
                               std::string_view u, std::int64_t h) const;
 
   // ---- state changes (ctx.store is the branch; h = ctx.block.height)
   // Steps 1-8 of Acquire for one slot.
   ante::TxStatus AcquireSlot(ante::Context& ctx, const Params& p, std::string_view u,
-                             const ante::LockSlot& slot, const ante::Uint256& max_deposit,
+                             const LockSlot& slot, const ante::Uint256& max_deposit,
                              SlotAcquired* out) const;
   // end_session(u, h, cleaner). REQUIRES: u has a session.
   ante::TxStatus EndSession(ante::Context& ctx, const Params& p, std::string_view u,
@@ -150,7 +158,7 @@ class LocksKeeper {
   ante::TxStatus RefundRegistration(ante::Context& ctx, const Params& p, std::string_view sender,
                                     std::string_view address, ante::Uint256* refunded) const;
   // The shared variable after `op`. REQUIRES: the caller holds the slot.
-  ante::TxStatus WriteVar(ante::Context& ctx, const ante::LockSlot& slot, ante::LockWriteOp op,
+  ante::TxStatus WriteVar(ante::Context& ctx, const LockSlot& slot, LockWriteOp op,
                           std::int64_t value, std::int64_t* result) const;
   // EndBlock: ends up to end_block_cleanup_limit sessions whose expiry is <= h (oldest expiry
   // first), the module as cleaner. Returns how many. A non-OK status is a broken store.
@@ -175,11 +183,12 @@ class LocksKeeper {
                       const ante::Uint256& amount) const;
   ante::TxStatus Forfeit(ante::Context& ctx, const Params& p, const ante::Uint256& amount) const;
 
+  std::shared_ptr<const BankKeeper> owned_;  // the adapter, when built over another type
   const BankKeeper& bank_;
 };
 
 // "foo" or "foo[key]": a slot as logs and events show it.
-std::string SlotName(const ante::LockSlot& slot);
+std::string SlotName(const LockSlot& slot);
 
 // The stored forms (also the query answers' fields, so a proof covers them byte for byte).
 kairos::locks::v1::Session ToProto(const Session& s);

@@ -2,7 +2,6 @@
 
 #include <set>
 
-#include "app/tx_codec.h"
 #include "crypto/bech32.h"
 
 namespace kairos::app::locks {
@@ -26,7 +25,7 @@ TxStatus CheckAddress(const std::string& raw, std::string_view what) {
   return TxStatus::OK();
 }
 
-TxStatus CheckSlot(const ante::LockSlot& slot, std::string_view where) {
+TxStatus CheckSlot(const LockSlot& slot, std::string_view where) {
   if (auto problem = SlotProblem(slot)) {
     return TxStatus::Error(ante::kInvalidRequest, std::string(where) + ": " + *problem);
   }
@@ -35,7 +34,7 @@ TxStatus CheckSlot(const ante::LockSlot& slot, std::string_view where) {
 
 }  // namespace
 
-std::optional<std::string> SlotProblem(const ante::LockSlot& slot) {
+std::optional<std::string> SlotProblem(const LockSlot& slot) {
   const std::string& r = slot.resource;
   if (r.empty() || r.size() > kMaxResourceBytes || !IsLetter(r[0])) {
     return "resource \"" + ante::Printable(r, 80) +
@@ -59,16 +58,16 @@ std::optional<std::string> SlotProblem(const ante::LockSlot& slot) {
   return std::nullopt;
 }
 
-TxStatus ValidateBasic(const ante::MsgLocksRegister& msg) {
+TxStatus ValidateBasic(const MsgRegister& msg) {
   return CheckAddress(msg.sender, "sender");
 }
 
-TxStatus ValidateBasic(const ante::MsgLocksRefundRegistration& msg) {
+TxStatus ValidateBasic(const MsgRefundRegistration& msg) {
   if (TxStatus s = CheckAddress(msg.sender, "sender"); !s.ok()) return s;
   return CheckAddress(msg.address, "registration");
 }
 
-TxStatus ValidateBasic(const ante::MsgLocksAcquire& msg) {
+TxStatus ValidateBasic(const MsgAcquire& msg) {
   if (TxStatus s = CheckAddress(msg.sender, "sender"); !s.ok()) return s;
   if (msg.slots.empty()) {
     return TxStatus::Error(ante::kInvalidRequest, "MsgAcquire needs at least one slot");
@@ -85,16 +84,16 @@ TxStatus ValidateBasic(const ante::MsgLocksAcquire& msg) {
   return TxStatus::OK();
 }
 
-TxStatus ValidateBasic(const ante::MsgLocksWrite& msg) {
+TxStatus ValidateBasic(const MsgWrite& msg) {
   if (TxStatus s = CheckAddress(msg.sender, "sender"); !s.ok()) return s;
   if (TxStatus s = CheckSlot(msg.slot, "MsgWrite"); !s.ok()) return s;
-  if (msg.op != ante::LockWriteOp::kSet && msg.op != ante::LockWriteOp::kAdd) {
+  if (msg.op != LockWriteOp::kSet && msg.op != LockWriteOp::kAdd) {
     return TxStatus::Error(ante::kInvalidRequest, "MsgWrite.op must be set (1) or add (2)");
   }
   return TxStatus::OK();
 }
 
-TxStatus ValidateBasic(const ante::MsgLocksRelease& msg) {
+TxStatus ValidateBasic(const MsgRelease& msg) {
   if (TxStatus s = CheckAddress(msg.sender, "sender"); !s.ok()) return s;
   return CheckAddress(msg.holder, "holder");
 }
@@ -113,27 +112,27 @@ TxStatus MsgServer::Begin(ante::Context& ctx, const Msg& msg, std::string_view t
   return TxStatus::OK();
 }
 
-TxStatus MsgServer::Handle(ante::Context& ctx, const ante::MsgLocksRegister& msg,
+TxStatus MsgServer::Handle(ante::Context& ctx, const MsgRegister& msg,
                            std::size_t msg_index) const {
   Params p;
-  if (TxStatus s = Begin(ctx, msg, kMsgLocksRegisterTypeUrl, msg_index, &p); !s.ok()) return s;
+  if (TxStatus s = Begin(ctx, msg, MsgRegister::kTypeUrl, msg_index, &p); !s.ok()) return s;
   return keeper_.Register(ctx, p, msg.sender, nullptr);
 }
 
-TxStatus MsgServer::Handle(ante::Context& ctx, const ante::MsgLocksRefundRegistration& msg,
+TxStatus MsgServer::Handle(ante::Context& ctx, const MsgRefundRegistration& msg,
                            std::size_t msg_index) const {
   Params p;
-  if (TxStatus s = Begin(ctx, msg, kMsgLocksRefundRegistrationTypeUrl, msg_index, &p); !s.ok()) {
+  if (TxStatus s = Begin(ctx, msg, MsgRefundRegistration::kTypeUrl, msg_index, &p); !s.ok()) {
     return s;
   }
   return keeper_.RefundRegistration(ctx, p, msg.sender, msg.address, nullptr);
 }
 
-TxStatus MsgServer::Handle(ante::Context& ctx, const ante::MsgLocksAcquire& msg,
+TxStatus MsgServer::Handle(ante::Context& ctx, const MsgAcquire& msg,
                            std::size_t msg_index) const {
   Params p;
-  if (TxStatus s = Begin(ctx, msg, kMsgLocksAcquireTypeUrl, msg_index, &p); !s.ok()) return s;
-  for (const ante::LockSlot& slot : msg.slots) {
+  if (TxStatus s = Begin(ctx, msg, MsgAcquire::kTypeUrl, msg_index, &p); !s.ok()) return s;
+  for (const LockSlot& slot : msg.slots) {
     SlotAcquired acquired;
     TxStatus s = keeper_.AcquireSlot(ctx, p, msg.sender, slot, msg.max_deposit, &acquired);
     if (!s.ok()) return s;
@@ -142,10 +141,10 @@ TxStatus MsgServer::Handle(ante::Context& ctx, const ante::MsgLocksAcquire& msg,
   return TxStatus::OK();
 }
 
-TxStatus MsgServer::Handle(ante::Context& ctx, const ante::MsgLocksWrite& msg,
+TxStatus MsgServer::Handle(ante::Context& ctx, const MsgWrite& msg,
                            std::size_t msg_index) const {
   Params p;
-  if (TxStatus s = Begin(ctx, msg, kMsgLocksWriteTypeUrl, msg_index, &p); !s.ok()) return s;
+  if (TxStatus s = Begin(ctx, msg, MsgWrite::kTypeUrl, msg_index, &p); !s.ok()) return s;
   SlotAcquired acquired;
   TxStatus s = keeper_.AcquireSlot(ctx, p, msg.sender, msg.slot, msg.max_deposit, &acquired);
   if (!s.ok()) return s;
@@ -153,10 +152,10 @@ TxStatus MsgServer::Handle(ante::Context& ctx, const ante::MsgLocksWrite& msg,
   return keeper_.WriteVar(ctx, msg.slot, msg.op, msg.value, &value);
 }
 
-TxStatus MsgServer::Handle(ante::Context& ctx, const ante::MsgLocksRelease& msg,
+TxStatus MsgServer::Handle(ante::Context& ctx, const MsgRelease& msg,
                            std::size_t msg_index) const {
   Params p;
-  if (TxStatus s = Begin(ctx, msg, kMsgLocksReleaseTypeUrl, msg_index, &p); !s.ok()) return s;
+  if (TxStatus s = Begin(ctx, msg, MsgRelease::kTypeUrl, msg_index, &p); !s.ok()) return s;
   return keeper_.Release(ctx, p, msg.sender, msg.holder, nullptr);
 }
 

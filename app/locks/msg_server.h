@@ -12,37 +12,37 @@
 
 #include "ante/context.h"
 #include "ante/errors.h"
-#include "ante/tx.h"
+#include "app/locks/msgs.h"
 #include "app/locks/keeper.h"
 
 namespace kairos::app::locks {
 
 // What is wrong with a slot, or nullopt: resource [A-Za-z][A-Za-z0-9_.:/-]{0,63}; key "" or
 // 1..128 bytes of printable ASCII without space (0x21..0x7e).
-std::optional<std::string> SlotProblem(const ante::LockSlot& slot);
+std::optional<std::string> SlotProblem(const LockSlot& slot);
 
 // ValidateBasic: code 7 for an address that is not 20 bytes, 18 for anything else (no slots,
 // a bad or repeated slot, a Write without an op).
-ante::TxStatus ValidateBasic(const ante::MsgLocksRegister& msg);
-ante::TxStatus ValidateBasic(const ante::MsgLocksRefundRegistration& msg);
-ante::TxStatus ValidateBasic(const ante::MsgLocksAcquire& msg);
-ante::TxStatus ValidateBasic(const ante::MsgLocksWrite& msg);
-ante::TxStatus ValidateBasic(const ante::MsgLocksRelease& msg);
+ante::TxStatus ValidateBasic(const MsgRegister& msg);
+ante::TxStatus ValidateBasic(const MsgRefundRegistration& msg);
+ante::TxStatus ValidateBasic(const MsgAcquire& msg);
+ante::TxStatus ValidateBasic(const MsgWrite& msg);
+ante::TxStatus ValidateBasic(const MsgRelease& msg);
 
 class MsgServer {
  public:
   // REQUIRES: `bank` outlives the server.
   explicit MsgServer(const BankKeeper& bank) : keeper_(bank) {}
 
-  ante::TxStatus Handle(ante::Context& ctx, const ante::MsgLocksRegister& msg,
+  ante::TxStatus Handle(ante::Context& ctx, const MsgRegister& msg,
                         std::size_t msg_index) const;
-  ante::TxStatus Handle(ante::Context& ctx, const ante::MsgLocksRefundRegistration& msg,
+  ante::TxStatus Handle(ante::Context& ctx, const MsgRefundRegistration& msg,
                         std::size_t msg_index) const;
-  ante::TxStatus Handle(ante::Context& ctx, const ante::MsgLocksAcquire& msg,
+  ante::TxStatus Handle(ante::Context& ctx, const MsgAcquire& msg,
                         std::size_t msg_index) const;
-  ante::TxStatus Handle(ante::Context& ctx, const ante::MsgLocksWrite& msg,
+  ante::TxStatus Handle(ante::Context& ctx, const MsgWrite& msg,
                         std::size_t msg_index) const;
-  ante::TxStatus Handle(ante::Context& ctx, const ante::MsgLocksRelease& msg,
+  ante::TxStatus Handle(ante::Context& ctx, const MsgRelease& msg,
                         std::size_t msg_index) const;
 
   const LocksKeeper& keeper() const { return keeper_; }

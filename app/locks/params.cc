@@ -3,7 +3,7 @@
 #include <limits>
 #include <tuple>
 
-#include "app/bank.h"
+#include "app/module.h"
 
 namespace kairos::app::locks {
 

@@ -48,7 +48,7 @@ bool ParseAddress(std::string_view path, const std::string& text, std::string* r
 }
 
 bool ParseSlot(std::string_view path, const std::string& resource, const std::string& key,
-               ante::LockSlot* slot, QueryAnswer* bad) {
+               LockSlot* slot, QueryAnswer* bad) {
   *slot = {resource, key};
   if (auto problem = SlotProblem(*slot)) {
     *bad = BadRequest(path, *problem);
@@ -81,7 +81,7 @@ Result<QueryAnswer> HandleQuery(const LocksKeeper& keeper, std::string_view path
       resource = req.resource();
       key = req.key();
     }
-    ante::LockSlot slot;
+    LockSlot slot;
     if (!ParseSlot(path, resource, key, &slot, &bad)) return bad;
     if (name == "Var") {
       auto value = keeper.GetVar(kv, slot);

@@ -11,18 +11,13 @@
 #include <string_view>
 
 #include "app/locks/keeper.h"
+#include "app/module.h"
 #include "store/kv.h"
 
 namespace kairos::app::locks {
 
 inline constexpr std::string_view kQueryPathPrefix = "/kairos.locks.v1.Query/";
 
-struct QueryAnswer {
-  std::uint32_t code = 0;  // sdk: 0, 6 unknown path, 18 a bad request
-  std::string log;         // when code != 0
-  std::string key;         // the store key to prove
-  std::string value;       // the serialized response
-};
 
 // REQUIRES: path starts with kQueryPathPrefix. `kv` is the state at `height`. Not OK only when
 // the store fails.

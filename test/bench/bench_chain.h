@@ -21,6 +21,7 @@
 #include "crypto/hash.h"
 #include "crypto/keys.h"
 #include "tendermint/abci/types.pb.h"
+#include "app/bank/msgs.h"
 
 namespace kairos::bench {
 
@@ -60,8 +61,8 @@ inline std::string FundedAppState(const std::vector<Account>& accounts,
 }
 
 // A MsgSend of 1stake from `from` to the raw address `to`.
-inline ante::MsgSend OneCoin(const Account& from, const std::string& to) {
-  ante::MsgSend m;
+inline app::bank::MsgSend OneCoin(const Account& from, const std::string& to) {
+  app::bank::MsgSend m;
   m.from_address = from.bech32;
   m.to_address = crypto::EncodeAccountAddress(to);
   m.from = from.address;

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "abci/server.h"
-#include "app/auth.h"
+#include "app/auth/keeper.h"
 #include "app/hex.h"
 #include "app/kairos_app.h"
 #include "app/tx_codec.h"
@@ -157,7 +157,7 @@ class Bench {
     const std::int64_t earliest = std::max<std::int64_t>(1, latest - 85);
     const std::int64_t newest_old = std::max(earliest + 1, latest - 6);
     pb::Request q;
-    q.mutable_query()->set_path("/store/" + app::HexEncode(app::AuthKeeper::AccountKey(
+    q.mutable_query()->set_path("/store/" + app::HexEncode(app::auth::AuthKeeper::AccountKey(
                                                 accounts_[rng() % accounts_.size()].address)));
     q.mutable_query()->set_height(
         earliest + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(
@@ -246,7 +246,7 @@ int main(int argc, char** argv) {
               o.warmup, o.block_txs);
   Bench bench(o);
   bench.Run(o.warmup, 1);
-  const auto crafted = test::StdHashCollidingAddresses(5000, &app::AuthKeeper::AccountKey, 3);
+  const auto crafted = test::StdHashCollidingAddresses(5000, &app::auth::AuthKeeper::AccountKey, 3);
   const auto within_limit = static_cast<std::ptrdiff_t>(std::min(o.simulate_sends, crafted.size()));
   const std::vector<std::string> within(crafted.begin(), crafted.begin() + within_limit);
   const auto proofs = [&](std::mt19937_64& rng) { return bench.PastProof(rng); };

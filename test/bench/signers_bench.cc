@@ -40,6 +40,7 @@
 #include "crypto/hash.h"
 #include "crypto/keys.h"
 #include "tendermint/abci/types.pb.h"
+#include "app/bank/msgs.h"
 
 namespace {
 
@@ -143,8 +144,8 @@ class Connection {
 };
 
 // 1stake (BuildSignedTx writes the bech32 addresses from the raw ones).
-ante::MsgSend Send(const Key& from, const Key& to) {
-  ante::MsgSend m;
+app::bank::MsgSend Send(const Key& from, const Key& to) {
+  app::bank::MsgSend m;
   m.from = from.address;
   m.to = to.address;
   m.amount = *ante::Coins::Parse("1stake");

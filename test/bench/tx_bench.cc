@@ -34,7 +34,7 @@
 #include "abci/frame.h"
 #include "abci/server.h"
 #include "ante/sign_doc.h"
-#include "app/auth.h"
+#include "app/auth/keeper.h"
 #include "app/kairos_app.h"
 #include "app/tx_codec.h"
 #include "crypto/bech32.h"
@@ -323,7 +323,7 @@ void RunFlood(std::size_t n, std::size_t threads) {
   // Recipients crafted so that their auth/acc/<address> keys (the account each send creates)
   // all have one value of libstdc++'s fixed-seed std::hash<std::string_view>, and a baseline of
   // random recipients, measured in the same run.
-  const auto crafted = test::StdHashCollidingAddresses(n, &app::AuthKeeper::AccountKey, 1);
+  const auto crafted = test::StdHashCollidingAddresses(n, &app::auth::AuthKeeper::AccountKey, 1);
   const auto random = test::RandomAddresses(n, 2);
   const FloodTimes r = FloodBlocks(senders, app_state, random, threads);
   const FloodTimes c = FloodBlocks(senders, app_state, crafted, threads);

@@ -32,6 +32,8 @@
 #include "crypto/hash.h"
 #include "crypto/keys.h"
 #include "store/merkle_store.h"
+#include "app/bank/msgs.h"
+#include "app/locks/msgs.h"
 
 namespace kairos::fuzz {
 
@@ -236,7 +238,7 @@ inline std::string BuildTx(ByteReader& in, TxModel& model) {
     const Key& sender = m == 0 ? first : (in.Bool() ? key_at(in.Range(0, 5)) : first);
     add_signer(sender);
     auto slot = [&] {
-      ante::LockSlot s;
+      app::locks::LockSlot s;
       s.resource = std::string(1, static_cast<char>('a' + in.Range(0, 2)));
       if (in.Bool()) s.key = key_at(in.Range(0, 5)).bech32;
       return s;
@@ -247,13 +249,13 @@ inline std::string BuildTx(ByteReader& in, TxModel& model) {
     };
     switch (kind) {
       case 4: {
-        ante::MsgLocksRegister r;
+        app::locks::MsgRegister r;
         r.sender = sender.address;
         spec.msgs.push_back(r);
         break;
       }
       case 5: {
-        ante::MsgLocksAcquire a;
+        app::locks::MsgAcquire a;
         a.sender = sender.address;
         const std::uint64_t n = in.Range(1, 3);
         for (std::uint64_t i = 0; i < n; ++i) a.slots.push_back(slot());
@@ -262,10 +264,10 @@ inline std::string BuildTx(ByteReader& in, TxModel& model) {
         break;
       }
       case 6: {
-        ante::MsgLocksWrite w;
+        app::locks::MsgWrite w;
         w.sender = sender.address;
         w.slot = slot();
-        w.op = in.Bool() ? ante::LockWriteOp::kAdd : ante::LockWriteOp::kSet;
+        w.op = in.Bool() ? app::locks::LockWriteOp::kAdd : app::locks::LockWriteOp::kSet;
         w.value = static_cast<std::int64_t>(in.Range(0, 200)) - 100;
         w.max_deposit = amount(1000);
         spec.msgs.push_back(w);
@@ -273,12 +275,12 @@ inline std::string BuildTx(ByteReader& in, TxModel& model) {
       }
       case 7: {
         if (in.Bool()) {
-          ante::MsgLocksRelease r;
+          app::locks::MsgRelease r;
           r.sender = sender.address;
           r.holder = key_at(in.Range(0, 5)).address;
           spec.msgs.push_back(r);
         } else {
-          ante::MsgLocksRefundRegistration r;
+          app::locks::MsgRefundRegistration r;
           r.sender = sender.address;
           r.address = key_at(in.Range(0, 5)).address;
           spec.msgs.push_back(r);
@@ -286,7 +288,7 @@ inline std::string BuildTx(ByteReader& in, TxModel& model) {
         break;
       }
       default: {  // 0..3: the common message
-        ante::MsgSend s;
+        app::bank::MsgSend s;
         s.from = sender.address;
         const std::uint64_t to = in.Range(0, 6);
         s.to = to == 6 ? crypto::Sha256("fuzz-to").substr(0, 20) : key_at(to + 1).address;

@@ -43,6 +43,8 @@
 #include "kairos/auth/v1/query.pb.h"
 #include "kairos/locks/v1/query.pb.h"
 #include "store/sha256.h"
+#include "app/bank/msgs.h"
+#include "app/locks/msgs.h"
 
 namespace {
 
@@ -102,7 +104,7 @@ Chain& TheChain() {
       for (int i = 0; i < 4; ++i) {
         const Key& from = keys[(i + h) % 4];
         kairos::app::TxSpec spec;
-        kairos::ante::MsgSend send;
+        kairos::app::bank::MsgSend send;
         send.from = from.address;
         send.to = keys[(i + h + 1) % 6].address;
         send.amount = *kairos::ante::Coins::Parse(std::to_string(h * 10 + i) + "stake");
@@ -116,17 +118,17 @@ Chain& TheChain() {
       // Key 0 registers, then holds one slot and writes its variable in every later block.
       if (h == 2) {
         kairos::app::TxSpec spec;
-        kairos::ante::MsgLocksRegister r;
+        kairos::app::locks::MsgRegister r;
         r.sender = keys[0].address;
         spec.msgs.push_back(r);
         sign(keys[0], std::move(spec));
       }
       if (h >= 3) {
         kairos::app::TxSpec spec;
-        kairos::ante::MsgLocksWrite w;
+        kairos::app::locks::MsgWrite w;
         w.sender = keys[0].address;
         w.slot = {"fuzz", keys[1].bech32};
-        w.op = kairos::ante::LockWriteOp::kAdd;
+        w.op = kairos::app::locks::LockWriteOp::kAdd;
         w.value = h;
         w.max_deposit = 100000;
         spec.msgs.push_back(w);

@@ -32,10 +32,12 @@
 #include "cosmos/bank/v1beta1/tx.pb.h"
 #include "cosmos/tx/v1beta1/tx.pb.h"
 #include "kairos/locks/v1/tx.pb.h"
+#include "app/bank/msgs.h"
+#include "app/locks/msgs.h"
 
 namespace {
 
-using kairos::ante::MsgSend;
+using kairos::app::bank::MsgSend;
 using kairos::ante::Tx;
 using kairos::app::TxError;
 
@@ -88,13 +90,13 @@ std::vector<std::string> BuildTemplates() {
       "fuzz"));
 
   TxSpec locks;
-  const kairos::ante::LockSlot foo{"foo", ""}, book{"book", "alice"};
-  locks.msgs.push_back(kairos::ante::MsgLocksRegister{"", a});
-  locks.msgs.push_back(kairos::ante::MsgLocksAcquire{"", a, {foo, book}, 512000});
+  const kairos::app::locks::LockSlot foo{"foo", ""}, book{"book", "alice"};
+  locks.msgs.push_back(kairos::app::locks::MsgRegister{"", a});
+  locks.msgs.push_back(kairos::app::locks::MsgAcquire{"", a, {foo, book}, 512000});
   locks.msgs.push_back(
-      kairos::ante::MsgLocksWrite{"", a, book, kairos::ante::LockWriteOp::kAdd, -7, 0});
-  locks.msgs.push_back(kairos::ante::MsgLocksRelease{"", a, "", b});
-  locks.msgs.push_back(kairos::ante::MsgLocksRefundRegistration{"", a, "", b});
+      kairos::app::locks::MsgWrite{"", a, book, kairos::app::locks::LockWriteOp::kAdd, -7, 0});
+  locks.msgs.push_back(kairos::app::locks::MsgRelease{"", a, "", b});
+  locks.msgs.push_back(kairos::app::locks::MsgRefundRegistration{"", a, "", b});
   out.push_back(kairos::app::BuildSignedTx(
       locks, {SignerKey{kairos::crypto::KeyType::kSecp256k1, std::string(32, '\4'), 4, 1, true}},
       "fuzz"));
@@ -142,7 +144,7 @@ void CheckAccepted(const std::string& raw, const Tx& tx) {
   for (int i = 0; i < body.messages_size(); ++i) {
     const std::string& value = body.messages(i).value();
     const kairos::ante::Msg& msg = tx.msgs[static_cast<std::size_t>(i)];
-    if (const auto* send = std::get_if<MsgSend>(&msg)) {
+    if (const auto* send = msg.As<MsgSend>()) {
       CheckCanonical<cosmos::bank::v1beta1::MsgSend>(value, true, "MsgSend is canonical");
       cosmos::bank::v1beta1::MsgSend pb;
       pb.ParseFromString(value);
@@ -155,18 +157,18 @@ void CheckAccepted(const std::string& raw, const Tx& tx) {
       continue;
     }
     std::string sender;
-    if (std::holds_alternative<kairos::ante::MsgLocksRegister>(msg)) {
+    if (msg.As<kairos::app::locks::MsgRegister>() != nullptr) {
       sender = CheckedSender<lpb::MsgRegister>(value, "MsgRegister is canonical");
-    } else if (std::holds_alternative<kairos::ante::MsgLocksRefundRegistration>(msg)) {
+    } else if (msg.As<kairos::app::locks::MsgRefundRegistration>() != nullptr) {
       sender = CheckedSender<lpb::MsgRefundRegistration>(value, "MsgRefundRegistration");
-    } else if (const auto* acquire = std::get_if<kairos::ante::MsgLocksAcquire>(&msg)) {
+    } else if (const auto* acquire = msg.As<kairos::app::locks::MsgAcquire>()) {
       sender = CheckedSender<lpb::MsgAcquire>(value, "MsgAcquire is canonical");
       lpb::MsgAcquire pb;
       pb.ParseFromString(value);
       if (static_cast<std::size_t>(pb.slots_size()) != acquire->slots.size()) {
         Violated("MsgAcquire slot count");
       }
-    } else if (const auto* write = std::get_if<kairos::ante::MsgLocksWrite>(&msg)) {
+    } else if (const auto* write = msg.As<kairos::app::locks::MsgWrite>()) {
       sender = CheckedSender<lpb::MsgWrite>(value, "MsgWrite is canonical");
       lpb::MsgWrite pb;
       pb.ParseFromString(value);
@@ -177,15 +179,13 @@ void CheckAccepted(const std::string& raw, const Tx& tx) {
     } else {
       sender = CheckedSender<lpb::MsgRelease>(value, "MsgRelease is canonical");
     }
-    const std::string& decoded = std::visit(
-        [](const auto& m) -> const std::string& {
-          if constexpr (std::is_same_v<std::decay_t<decltype(m)>, MsgSend>) {
-            return m.from_address;
-          } else {
-            return m.sender_address;
-          }
-        },
-        msg);
+    namespace locks = kairos::app::locks;
+    std::string decoded;
+    if (const auto* m = msg.As<locks::MsgRegister>()) decoded = m->sender_address;
+    if (const auto* m = msg.As<locks::MsgRefundRegistration>()) decoded = m->sender_address;
+    if (const auto* m = msg.As<locks::MsgAcquire>()) decoded = m->sender_address;
+    if (const auto* m = msg.As<locks::MsgWrite>()) decoded = m->sender_address;
+    if (const auto* m = msg.As<locks::MsgRelease>()) decoded = m->sender_address;
     if (sender != decoded) Violated("locks sender");
   }
   if (body.memo() != tx.memo || body.timeout_height() != tx.timeout_height ||

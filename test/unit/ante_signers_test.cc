@@ -10,8 +10,8 @@
 
 #include "ante/decorators.h"
 #include "ante/gas.h"
-#include "app/auth.h"
-#include "app/bank.h"
+#include "app/auth/keeper.h"
+#include "app/bank/keeper.h"
 #include "store/branch.h"
 #include "test_chain.h"
 
@@ -57,8 +57,8 @@ class CountingKv final : public store::KvStore {
 struct Signers {
   EmptyReader empty;
   store::Branch state{empty, store::KvLimits{}};
-  app::AuthKeeper auth;
-  app::BankKeeper bank{auth};
+  app::auth::AuthKeeper auth;
+  app::bank::BankKeeper bank{auth};
   std::vector<TestKey> keys;
 
   explicit Signers(std::size_t n) {

@@ -8,8 +8,8 @@
 #include "ante/decorators.h"
 #include "ante/gas.h"
 #include "ante/sign_doc.h"
-#include "app/auth.h"
-#include "app/bank.h"
+#include "app/auth/keeper.h"
+#include "app/bank/keeper.h"
 #include "cosmos/tx/v1beta1/tx.pb.h"
 #include "crypto/keys.h"
 #include "store/branch.h"
@@ -41,8 +41,8 @@ class EmptyReader final : public store::KvReader {
 struct Harness {
   EmptyReader empty;
   store::Branch state{empty, store::KvLimits{}};
-  app::AuthKeeper auth;
-  app::BankKeeper bank{auth};
+  app::auth::AuthKeeper auth;
+  app::bank::BankKeeper bank{auth};
   ante::Context ctx;
 
   Harness() {
@@ -189,7 +189,7 @@ TEST_CASE("DeductFee: fee to the collector, priority = fee per gas, min gas pric
     REQUIRE(h.Run(DeductFee(h), DecodedSend(o)).ok());
     CHECK(h.ctx.priority == ante::FeePerGas{4} << 64);  // 4 per gas, Q64.64
     CHECK(*h.bank.GetBalance(h.state, kAlice.address, "stake") == 600);
-    CHECK(*h.bank.GetBalance(h.state, app::FeeCollectorAddress(), "stake") == 400);
+    CHECK(*h.bank.GetBalance(h.state, app::bank::FeeCollectorAddress(), "stake") == 400);
     REQUIRE(h.ctx.events.size() == 1);
     CHECK(h.ctx.events[0].type() == "tx");
   }
@@ -413,7 +413,7 @@ SendOptions At(SendOptions o, std::uint64_t sequence) {
 // read a store read), the pipeline must charge the same gas, with and without a fee payer read,
 // for a first tx (SetPubKey writes the key) and a later one.
 TEST_CASE("the ante's account memo charges exactly the store reads it saves", "[ante]") {
-  auto decorators = [](const app::AuthKeeper& auth, const app::BankKeeper& bank) {
+  auto decorators = [](const app::auth::AuthKeeper& auth, const app::bank::BankKeeper& bank) {
     std::vector<std::unique_ptr<ante::Decorator>> list;
     list.push_back(std::make_unique<ante::ExtensionOptionsDecorator>());
     list.push_back(std::make_unique<ante::ValidateBasicDecorator>(auth));

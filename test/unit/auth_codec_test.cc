@@ -2,7 +2,7 @@
 // serialization of cosmos.auth.v1beta1.BaseAccount: the same bytes, and a round trip.
 #include <catch2/catch.hpp>
 
-#include "app/auth.h"
+#include "app/auth/keeper.h"
 #include "app/proto_util.h"
 #include "cosmos/auth/v1beta1/auth.pb.h"
 #include "cosmos/crypto/ed25519/keys.pb.h"
@@ -11,7 +11,7 @@
 
 namespace {
 
-using kairos::app::AuthKeeper;
+using kairos::app::auth::AuthKeeper;
 using kairos::app::SerializeDeterministic;
 namespace crypto = kairos::crypto;
 

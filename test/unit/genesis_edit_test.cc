@@ -15,6 +15,8 @@
 #include "app/genesis.h"
 #include "crypto/bech32.h"
 #include "temp_dir.h"
+#include "app/auth/genesis.h"
+#include "app/bank/genesis.h"
 
 using kairos::client::AddAccountOptions;
 using kairos::client::AddGenesisAccount;
@@ -68,11 +70,11 @@ TEST_CASE("add-account on CometBFT's empty app_state", "[genesis_edit]") {
 
     auto parsed = kairos::app::ParseGenesis(app.dump());
     REQUIRE(parsed.ok());
-    REQUIRE(parsed->accounts.size() == 1);
-    CHECK(parsed->accounts[0] == std::string(20, '\x01'));
-    CHECK(parsed->denom == "stake");
-    REQUIRE(parsed->balances.size() == 1);
-    CHECK(parsed->balances[0].coins.ToString() == "5atom,1000stake");
+    REQUIRE(parsed->Of<kairos::app::auth::GenesisState>().accounts.size() == 1);
+    CHECK(parsed->Of<kairos::app::auth::GenesisState>().accounts[0] == std::string(20, '\x01'));
+    CHECK(parsed->Of<kairos::app::bank::GenesisState>().denom == "stake");
+    REQUIRE(parsed->Of<kairos::app::bank::GenesisState>().balances.size() == 1);
+    CHECK(parsed->Of<kairos::app::bank::GenesisState>().balances[0].coins.ToString() == "5atom,1000stake");
   }
 }
 

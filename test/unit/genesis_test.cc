@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "app/genesis.h"
+#include "app/auth/genesis.h"
+#include "app/bank/genesis.h"
 
 using kairos::app::ParseGenesis;
 
@@ -13,16 +15,16 @@ TEST_CASE("an empty app_state is the default chain", "[genesis]") {
   for (const char* text : {"", "  ", "null", "{}"}) {
     auto g = ParseGenesis(text);
     REQUIRE(g.ok());
-    CHECK(g->denom == "stake");
-    CHECK(g->accounts.empty());
-    CHECK(g->auth_params == kairos::ante::AuthParams{});
+    CHECK(g->Of<kairos::app::bank::GenesisState>().denom == "stake");
+    CHECK(g->Of<kairos::app::auth::GenesisState>().accounts.empty());
+    CHECK(g->Of<kairos::app::auth::GenesisState>().params == kairos::ante::AuthParams{});
   }
 }
 
 TEST_CASE("the unordered max timeout is a duration; a bad one names the path", "[genesis]") {
   auto g = ParseGenesis(R"({"auth":{"params":{"unordered_max_timeout":"1m30s"}}})");
   REQUIRE(g.ok());
-  CHECK(g->auth_params.unordered_max_timeout_nanos == 90'000'000'000);
+  CHECK(g->Of<kairos::app::auth::GenesisState>().params.unordered_max_timeout_nanos == 90'000'000'000);
   for (const char* bad : {R"("10x")", R"("0s")", R"("")", "600"}) {
     auto r = ParseGenesis(std::string(R"({"auth":{"params":{"unordered_max_timeout":)") + bad +
                           "}}}");

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "app/auth.h"
-#include "app/bank.h"
+#include "app/auth/keeper.h"
+#include "app/bank/keeper.h"
 #include "store/branch.h"
 #include "store/merkle_store.h"
 #include "store/seeded_hash.h"
@@ -32,14 +32,14 @@ namespace {
 constexpr std::size_t kAddresses = 1500;  // per key family: 3,000 keys a workload
 
 std::string BalanceKey(std::string_view address) {
-  return app::BankKeeper::BalanceKey(address, "stake");
+  return app::bank::BankKeeper::BalanceKey(address, "stake");
 }
 
 // An account key and a balance key per address, as a send to a new recipient writes.
 std::vector<std::string> KeysOf(const std::vector<std::string>& account_addresses,
                                 const std::vector<std::string>& balance_addresses) {
   std::vector<std::string> keys;
-  for (const auto& a : account_addresses) keys.push_back(app::AuthKeeper::AccountKey(a));
+  for (const auto& a : account_addresses) keys.push_back(app::auth::AuthKeeper::AccountKey(a));
   for (const auto& a : balance_addresses) keys.push_back(BalanceKey(a));
   return keys;
 }
@@ -114,11 +114,11 @@ TEST_CASE("SipHash-1-3 gives the reference implementation's outputs", "[seeded_h
 TEST_CASE("The seeded hash is keyed by the process key and separates crafted keys",
           "[seeded_hash]") {
   CHECK(store::ProcessSipKey() != store::SipKey{});  // drawn (2^-128 to fail by chance)
-  const std::string key = app::AuthKeeper::AccountKey(std::string(20, '\x01'));
+  const std::string key = app::auth::AuthKeeper::AccountKey(std::string(20, '\x01'));
   CHECK(store::SeededHash{}(key) == store::SipHash13(store::ProcessSipKey(), key.data(), key.size()));
-  const auto crafted = test::StdHashCollidingAddresses(kAddresses, &app::AuthKeeper::AccountKey, 1);
+  const auto crafted = test::StdHashCollidingAddresses(kAddresses, &app::auth::AuthKeeper::AccountKey, 1);
   std::set<std::size_t> seeded;
-  for (const auto& a : crafted) seeded.insert(store::SeededHash{}(app::AuthKeeper::AccountKey(a)));
+  for (const auto& a : crafted) seeded.insert(store::SeededHash{}(app::auth::AuthKeeper::AccountKey(a)));
   CHECK(seeded.size() == crafted.size());  // 2^-42 to fail by chance
 }
 
@@ -126,7 +126,7 @@ TEST_CASE("Keys crafted to collide under std::hash cost the store's tables no mo
           "comparisons than random keys",
           "[hashflood]") {
   const auto crafted_accounts =
-      test::StdHashCollidingAddresses(kAddresses, &app::AuthKeeper::AccountKey, 1);
+      test::StdHashCollidingAddresses(kAddresses, &app::auth::AuthKeeper::AccountKey, 1);
   const auto crafted_balances = test::StdHashCollidingAddresses(kAddresses, &BalanceKey, 2);
   const std::vector<std::string> crafted = KeysOf(crafted_accounts, crafted_balances);
   const std::vector<std::string> random =

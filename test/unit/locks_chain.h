@@ -19,18 +19,26 @@
 #include <string>
 #include <vector>
 
-#include "app/bank.h"
+#include "app/bank/keeper.h"
 #include "app/genesis.h"
 #include "app/hex.h"
 #include "app/kairos_app.h"
 #include "app/locks/keeper.h"
 #include "app/locks/queries.h"
 #include "app/tx_codec.h"
+#include "app/auth/module.h"
+#include "app/bank/module.h"
+#include "app/locks/module.h"
+#include "app/module_list.h"
 #include "app/tx_runner.h"
 #include "store/branch.h"
 #include "store/merkle_store.h"
 #include "temp_dir.h"
 #include "test_chain.h"
+#include "app/locks/msgs.h"
+#include "app/auth/genesis.h"
+#include "app/bank/genesis.h"
+#include "app/locks/genesis.h"
 
 namespace kairos::test {
 
@@ -63,24 +71,24 @@ inline std::size_t CountEvents(const std::vector<tendermint::abci::Event>& event
   return n;
 }
 
-inline ante::LockSlot Slot(std::string resource, std::string key = "") {
+inline app::locks::LockSlot Slot(std::string resource, std::string key = "") {
   return {std::move(resource), std::move(key)};
 }
 
 // Message builders (the sender is a test key).
-inline ante::MsgLocksRegister MsgRegister(const TestKey& k) { return {k.bech32, k.address}; }
-inline ante::MsgLocksRefundRegistration MsgRefund(const TestKey& sender, const TestKey& of) {
+inline app::locks::MsgRegister MsgRegister(const TestKey& k) { return {k.bech32, k.address}; }
+inline app::locks::MsgRefundRegistration MsgRefund(const TestKey& sender, const TestKey& of) {
   return {sender.bech32, sender.address, of.bech32, of.address};
 }
-inline ante::MsgLocksAcquire MsgAcquire(const TestKey& k, std::vector<ante::LockSlot> slots,
+inline app::locks::MsgAcquire MsgAcquire(const TestKey& k, std::vector<app::locks::LockSlot> slots,
                                         ante::Uint256 max_deposit = 1'000'000'000) {
   return {k.bech32, k.address, std::move(slots), max_deposit};
 }
-inline ante::MsgLocksWrite MsgWrite(const TestKey& k, ante::LockSlot slot, ante::LockWriteOp op,
+inline app::locks::MsgWrite MsgWrite(const TestKey& k, app::locks::LockSlot slot, app::locks::LockWriteOp op,
                                     std::int64_t value, ante::Uint256 max_deposit = 1'000'000'000) {
   return {k.bech32, k.address, std::move(slot), op, value, max_deposit};
 }
-inline ante::MsgLocksRelease MsgRelease(const TestKey& sender, const TestKey& holder) {
+inline app::locks::MsgRelease MsgRelease(const TestKey& sender, const TestKey& holder) {
   return {sender.bech32, sender.address, holder.bech32, holder.address};
 }
 
@@ -143,13 +151,13 @@ class LocksChain {
     }
     auto genesis = app::ParseGenesis(app_state);
     REQUIRE(genesis.ok());
-    auth_.set_params(genesis->auth_params);
-    REQUIRE(root_.Set(app::BankKeeper::kDenomKey, genesis->denom).ok());
-    for (const auto& b : genesis->balances) {
+    auth_.set_params(genesis->Of<kairos::app::auth::GenesisState>().params);
+    REQUIRE(root_.Set(app::bank::BankKeeper::kDenomKey, genesis->Of<kairos::app::bank::GenesisState>().denom).ok());
+    for (const auto& b : genesis->Of<kairos::app::bank::GenesisState>().balances) {
       REQUIRE(auth_.NewAccount(root_, b.address).ok());
       REQUIRE(bank_.Mint(root_, b.address, b.coins).ok());
     }
-    Status s = app::locks::InitGenesis(root_, keeper_, genesis->locks, initial_height);
+    Status s = app::locks::InitGenesis(root_, keeper_, genesis->Of<kairos::app::locks::GenesisState>(), initial_height);
     INFO(s.message());
     REQUIRE(s.ok());
   }
@@ -334,10 +342,12 @@ class LocksChain {
   std::unique_ptr<app::KairosApp> app_;
   EmptyReader empty_;
   store::Branch root_;  // kRunner: the committed state
-  app::AuthKeeper auth_;
-  app::BankKeeper bank_{auth_};
-  app::TxRunner runner_{auth_, bank_, nullptr};
-  app::locks::LocksKeeper keeper_{bank_};
+  // kRunner: the chain's modules, as the app wires them.
+  std::unique_ptr<app::ModuleList> modules_ = app::ModuleList::Chain();
+  app::auth::AuthKeeper& auth_ = modules_->Get<app::auth::AuthModule>()->mutable_keeper();
+  const app::bank::BankKeeper& bank_ = modules_->Get<app::bank::BankModule>()->keeper();
+  app::TxRunner runner_{*modules_, nullptr};
+  const app::locks::LocksKeeper& keeper_ = modules_->Get<app::locks::LocksModule>()->keeper();
   std::map<std::string, std::uint64_t> numbers_;
   std::map<std::string, std::uint64_t> sequences_;
   std::int64_t next_height_;

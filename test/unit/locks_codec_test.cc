@@ -12,6 +12,7 @@
 #include "cosmos/tx/v1beta1/tx.pb.h"
 #include "kairos/locks/v1/tx.pb.h"
 #include "locks_chain.h"
+#include "app/locks/msgs.h"
 
 namespace kairos::test {
 namespace {
@@ -70,7 +71,7 @@ TEST_CASE("locks codec: every message round-trips and its sender is its signer",
   spec.msgs = {MsgRegister(kU),
                MsgRefund(kU, kV),
                MsgAcquire(kU, {Slot("foo"), Slot("book", "alice")}, 512000),
-               MsgWrite(kU, Slot("counter"), ante::LockWriteOp::kAdd, -7, 0),
+               MsgWrite(kU, Slot("counter"), app::locks::LockWriteOp::kAdd, -7, 0),
                MsgRelease(kV, kU)};
   const std::string raw =
       app::BuildSignedTx(spec, {SignerOf(kU, 0, 0), SignerOf(kV, 1, 0)}, "chain");
@@ -83,21 +84,21 @@ TEST_CASE("locks codec: every message round-trips and its sender is its signer",
                                  "/kairos.locks.v1.MsgAcquire", "/kairos.locks.v1.MsgWrite",
                                  "/kairos.locks.v1.MsgRelease"});
   CHECK(tx.signers == std::vector<std::string>{kU.address, kV.address});
-  const auto& reg = std::get<ante::MsgLocksRegister>(tx.msgs[0]);
+  const auto& reg = tx.msgs[0].Get<app::locks::MsgRegister>();
   CHECK(reg.sender == kU.address);
   CHECK(reg.sender_address == kU.bech32);
-  const auto& refund = std::get<ante::MsgLocksRefundRegistration>(tx.msgs[1]);
+  const auto& refund = tx.msgs[1].Get<app::locks::MsgRefundRegistration>();
   CHECK(refund.address == kV.address);
   CHECK(refund.address_bech32 == kV.bech32);
-  const auto& acquire = std::get<ante::MsgLocksAcquire>(tx.msgs[2]);
-  CHECK(acquire.slots == std::vector<ante::LockSlot>{Slot("foo"), Slot("book", "alice")});
+  const auto& acquire = tx.msgs[2].Get<app::locks::MsgAcquire>();
+  CHECK(acquire.slots == std::vector<app::locks::LockSlot>{Slot("foo"), Slot("book", "alice")});
   CHECK(acquire.max_deposit == 512000);
-  const auto& write = std::get<ante::MsgLocksWrite>(tx.msgs[3]);
+  const auto& write = tx.msgs[3].Get<app::locks::MsgWrite>();
   CHECK(write.slot == Slot("counter"));
-  CHECK(write.op == ante::LockWriteOp::kAdd);
+  CHECK(write.op == app::locks::LockWriteOp::kAdd);
   CHECK(write.value == -7);
   CHECK(write.max_deposit == 0);
-  const auto& release = std::get<ante::MsgLocksRelease>(tx.msgs[4]);
+  const auto& release = tx.msgs[4].Get<app::locks::MsgRelease>();
   CHECK(release.sender == kV.address);
   CHECK(release.holder == kU.address);
   // The encoding is canonical: encoding the decoded messages again gives the same body.
@@ -111,7 +112,7 @@ TEST_CASE("locks codec: the decoder refuses a second encoding or a bad value, na
   SECTION("max_deposit \"0\": zero has one encoding, the empty string") {
     lpb::MsgAcquire m = AcquirePb();
     m.set_max_deposit("0");
-    CheckRejected(TxWithMsg(app::kMsgLocksAcquireTypeUrl, m.SerializeAsString()),
+    CheckRejected(TxWithMsg(app::locks::MsgAcquire::kTypeUrl, m.SerializeAsString()),
                   "tx.body.messages[0]: MsgAcquire.max_deposit \"0\": zero is written as the "
                   "empty string");
   }
@@ -119,16 +120,16 @@ TEST_CASE("locks codec: the decoder refuses a second encoding or a bad value, na
     for (const char* bad : {"012", "-5", "1e3", " 7"}) {
       lpb::MsgWrite m = WritePb(1, 3);
       m.set_max_deposit(bad);
-      CheckRejected(TxWithMsg(app::kMsgLocksWriteTypeUrl, m.SerializeAsString()),
+      CheckRejected(TxWithMsg(app::locks::MsgWrite::kTypeUrl, m.SerializeAsString()),
                     std::string("tx.body.messages[0]: MsgWrite.max_deposit \"") + bad + "\"");
     }
   }
   SECTION("an op other than set or add") {
-    CheckRejected(TxWithMsg(app::kMsgLocksWriteTypeUrl, WritePb(3, 1).SerializeAsString()),
+    CheckRejected(TxWithMsg(app::locks::MsgWrite::kTypeUrl, WritePb(3, 1).SerializeAsString()),
                   "tx.body.messages[0]: MsgWrite.op (#4): unknown WriteOp 3 (1 set, 2 add)");
-    CheckRejected(TxWithMsg(app::kMsgLocksWriteTypeUrl, WritePb(0, 1).SerializeAsString()),
+    CheckRejected(TxWithMsg(app::locks::MsgWrite::kTypeUrl, WritePb(0, 1).SerializeAsString()),
                   "unknown WriteOp 0");
-    CheckRejected(TxWithMsg(app::kMsgLocksWriteTypeUrl, WritePb(-1, 1).SerializeAsString()),
+    CheckRejected(TxWithMsg(app::locks::MsgWrite::kTypeUrl, WritePb(-1, 1).SerializeAsString()),
                   "unknown WriteOp -1");
   }
   SECTION("a slot's empty key written explicitly") {
@@ -137,16 +138,16 @@ TEST_CASE("locks codec: the decoder refuses a second encoding or a bad value, na
     const std::string slot = std::string("\x0a\x03" "foo" "\x12\x00", 7);
     const std::string value =
         m.SerializeAsString() + "\x12" + static_cast<char>(slot.size()) + slot;
-    CheckRejected(TxWithMsg(app::kMsgLocksAcquireTypeUrl, value),
+    CheckRejected(TxWithMsg(app::locks::MsgAcquire::kTypeUrl, value),
                   "tx.body.messages[0].slots[0]: Slot.key (#2): default value (empty) written "
                   "explicitly");
   }
   SECTION("unknown and duplicate fields") {
     lpb::MsgRegister m;
     m.set_sender(kU.bech32);
-    CheckRejected(TxWithMsg(app::kMsgLocksRegisterTypeUrl, m.SerializeAsString() + "\x28\x01"),
+    CheckRejected(TxWithMsg(app::locks::MsgRegister::kTypeUrl, m.SerializeAsString() + "\x28\x01"),
                   "tx.body.messages[0]: MsgRegister field (#5): unknown field");
-    CheckRejected(TxWithMsg(app::kMsgLocksRegisterTypeUrl,
+    CheckRejected(TxWithMsg(app::locks::MsgRegister::kTypeUrl,
                             m.SerializeAsString() + m.SerializeAsString()),
                   "tx.body.messages[0]: MsgRegister.sender (#1): duplicate field");
   }
@@ -154,14 +155,14 @@ TEST_CASE("locks codec: the decoder refuses a second encoding or a bad value, na
     lpb::MsgRelease m;
     m.set_sender(kU.bech32);
     m.set_holder("kairos1notanaddress");
-    CheckRejected(TxWithMsg(app::kMsgLocksReleaseTypeUrl, m.SerializeAsString()),
+    CheckRejected(TxWithMsg(app::locks::MsgRelease::kTypeUrl, m.SerializeAsString()),
                   "invalid holder address \"kairos1notanaddress\" in tx.body.messages[0]");
     lpb::MsgRefundRegistration r;
     r.set_sender("cosmos1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq");
     r.set_address(kU.bech32);
-    CheckRejected(TxWithMsg(app::kMsgLocksRefundRegistrationTypeUrl, r.SerializeAsString()),
+    CheckRejected(TxWithMsg(app::locks::MsgRefundRegistration::kTypeUrl, r.SerializeAsString()),
                   "invalid sender address \"cosmos1");
-    CheckRejected(TxWithMsg(app::kMsgLocksRegisterTypeUrl, ""),
+    CheckRejected(TxWithMsg(app::locks::MsgRegister::kTypeUrl, ""),
                   "invalid sender address \"\" in tx.body.messages[0]");
   }
   SECTION("an unknown locks message") {
@@ -170,9 +171,9 @@ TEST_CASE("locks codec: the decoder refuses a second encoding or a bad value, na
   }
   SECTION("a negative value is a sign-extended varint and decodes") {
     auto decoded = app::DecodeTx(
-        TxWithMsg(app::kMsgLocksWriteTypeUrl, WritePb(2, INT64_MIN).SerializeAsString()));
+        TxWithMsg(app::locks::MsgWrite::kTypeUrl, WritePb(2, INT64_MIN).SerializeAsString()));
     REQUIRE(std::holds_alternative<ante::Tx>(decoded));
-    CHECK(std::get<ante::MsgLocksWrite>(std::get<ante::Tx>(decoded).msgs[0]).value == INT64_MIN);
+    CHECK(std::get<ante::Tx>(decoded).msgs[0].Get<app::locks::MsgWrite>().value == INT64_MIN);
   }
 }
 
@@ -200,11 +201,11 @@ TEST_CASE("locks ValidateBasic: CheckTx refuses bad slots and addresses with cod
          "must be 1..64 characters");
   expect(MsgAcquire(kU, {Slot("foo bar")}), ante::kInvalidRequest,
          "resource \"foo bar\" may only hold [A-Za-z0-9_.:/-]");
-  expect(MsgWrite(kU, Slot("book", "a b"), ante::LockWriteOp::kSet, 1), ante::kInvalidRequest,
+  expect(MsgWrite(kU, Slot("book", "a b"), app::locks::LockWriteOp::kSet, 1), ante::kInvalidRequest,
          "MsgWrite: key \"a b\" of book may only hold printable ASCII without spaces");
   expect(MsgAcquire(kU, {Slot("book", std::string(129, 'k'))}), ante::kInvalidRequest,
          "key of book is 129 bytes, at most 128");
-  ante::MsgLocksRelease long_holder = MsgRelease(kU, kU);
+  app::locks::MsgRelease long_holder = MsgRelease(kU, kU);
   long_holder.holder = std::string(32, '\x07');
   long_holder.holder_address.clear();
   expect(long_holder, ante::kInvalidAddress, "invalid holder address: 32 bytes, want 20");
@@ -215,7 +216,7 @@ TEST_CASE("locks ValidateBasic: CheckTx refuses bad slots and addresses with cod
 TEST_CASE("locks messages pay fees like any tx, ordered or unordered", "[locks]") {
   LocksChain chain({{kU, "1000000stake"}}, R"({"params":{"whitelist_fee":"0"}})", 5);
   const ante::Uint256 before = chain.Balance(kU);
-  const ante::Uint256 fees_before = chain.Balance(app::FeeCollectorAddress());
+  const ante::Uint256 fees_before = chain.Balance(app::bank::FeeCollectorAddress());
   app::TxSpec spec;
   spec.msgs = {MsgAcquire(kU, {Slot("foo")})};
   spec.fee = *ante::Coins::Parse("300stake");
@@ -229,7 +230,7 @@ TEST_CASE("locks messages pay fees like any tx, ordered or unordered", "[locks]"
   REQUIRE(r.ok());
   CHECK(EventAttr(r.events, "lock_acquired", "resource") == "foo");
   CHECK(chain.Balance(kU) == before - 300 - 1000);  // the fee and the deposit
-  CHECK(chain.Balance(app::FeeCollectorAddress()) == fees_before + 300);
+  CHECK(chain.Balance(app::bank::FeeCollectorAddress()) == fees_before + 300);
   CHECK(chain.Balance(app::locks::EscrowAddress()) == 1000);
   // The same bytes again: the unordered nonce refuses them before any message runs.
   const LockTxResult again = chain.Block({unordered}).front();

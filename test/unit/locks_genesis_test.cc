@@ -13,6 +13,8 @@
 #include "app/locks/params.h"
 #include "kairos/locks/v1/query.pb.h"
 #include "locks_chain.h"
+#include "app/locks/msgs.h"
+#include "app/locks/genesis.h"
 
 namespace kairos::test {
 namespace {
@@ -46,16 +48,16 @@ TEST_CASE("locks genesis: params within the spec's constraints, errors naming th
           "[locks]") {
   auto g = app::ParseGenesis(WithLocks("{}"));
   REQUIRE(g.ok());
-  CHECK(g->locks.present);
-  CHECK(g->locks.params == app::locks::Params{});
-  CHECK_FALSE(app::ParseGenesis(AppStateJson({{kU, "5stake"}}))->locks.present);
+  CHECK(g->Of<kairos::app::locks::GenesisState>().present);
+  CHECK(g->Of<kairos::app::locks::GenesisState>().params == app::locks::Params{});
+  CHECK_FALSE(app::ParseGenesis(AppStateJson({{kU, "5stake"}}))->Of<app::locks::GenesisState>().present);
 
   auto full = app::ParseGenesis(WithLocks(R"({"params":{"session_period":7,"cooloff_period":"64",
       "whitelist_period":"1","refund_holding_period":0,"base_deposit":"1","whitelist_fee":"0",
       "max_locks_per_session":"1","scale_refund":false,"release_bounty_bps":10000,
       "forfeit_sink":"community_pool","end_block_cleanup_limit":0}})"));
   REQUIRE(full.ok());
-  const app::locks::Params& p = full->locks.params;
+  const app::locks::Params& p = full->Of<app::locks::GenesisState>().params;
   CHECK(p.session_period == 7);
   CHECK(p.cooloff_period == 64);
   CHECK(p.base_deposit == 1);
@@ -207,7 +209,7 @@ TEST_CASE("locks genesis: an imported state works, and EndBlock cleans up within
 
   // w (registered at genesis) is locked out until 11, then writes the counter.
   auto locked =
-      chain.Block({chain.Tx(w, MsgWrite(w, Slot("counter"), ante::LockWriteOp::kAdd, 1))});
+      chain.Block({chain.Tx(w, MsgWrite(w, Slot("counter"), app::locks::LockWriteOp::kAdd, 1))});
   CHECK(locked[0].code == app::locks::kErrLocked);
   // Blocks 11 and 12: both sessions expired at 11; EndBlock ends one per block (the limit),
   // with the module as cleaner (no bounty) and the expiry as the end, whenever it runs.
@@ -230,7 +232,7 @@ TEST_CASE("locks genesis: an imported state works, and EndBlock cleans up within
   chain.CheckInvariants();
   CHECK(chain.Balance(Escrow()) == 100000);  // w's bond only
   const LockTxResult write =
-      chain.Block({chain.Tx(w, MsgWrite(w, Slot("counter"), ante::LockWriteOp::kAdd, 1))})[0];
+      chain.Block({chain.Tx(w, MsgWrite(w, Slot("counter"), app::locks::LockWriteOp::kAdd, 1))})[0];
   INFO(write.log);
   CHECK(write.ok());
   CHECK(chain.Query<lpb::QueryVarResponse>("Var", vq).value() == 42);

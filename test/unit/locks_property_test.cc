@@ -31,6 +31,7 @@
 #include "crypto/bech32.h"
 #include "kairos/locks/v1/query.pb.h"
 #include "locks_chain.h"
+#include "app/locks/msgs.h"
 
 namespace kairos::test {
 namespace {
@@ -87,7 +88,7 @@ Uint256 ToAmount(const std::string& text) {
 struct World {
   app::locks::Params params;
   std::vector<TestKey> users;
-  std::vector<ante::LockSlot> slots;
+  std::vector<app::locks::LockSlot> slots;
 };
 
 // Random params within the spec's constraints, small enough that everything happens often.
@@ -165,7 +166,7 @@ class PropertyRun {
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng_);
   }
   const TestKey& AnyUser() { return world_.users[Pick(0, world_.users.size() - 1)]; }
-  const ante::LockSlot& AnySlot() { return world_.slots[Pick(0, world_.slots.size() - 1)]; }
+  const app::locks::LockSlot& AnySlot() { return world_.slots[Pick(0, world_.slots.size() - 1)]; }
 
   ante::Msg RandomMsg(const TestKey& u) {
     const app::locks::Params& p = world_.params;
@@ -178,16 +179,16 @@ class PropertyRun {
       case 3: return MsgRelease(u, Pick(0, 2) == 0 ? AnyUser() : u);
       case 4:
       case 5: {
-        const ante::LockWriteOp op = Pick(0, 1) ? ante::LockWriteOp::kAdd : ante::LockWriteOp::kSet;
+        const app::locks::LockWriteOp op = Pick(0, 1) ? app::locks::LockWriteOp::kAdd : app::locks::LockWriteOp::kSet;
         const std::int64_t value =
             Pick(0, 9) == 0 ? INT64_MAX - Pick(0, 3) : Pick(-50, 50);  // overflows now and then
         return MsgWrite(u, AnySlot(), op, value, max_deposit);
       }
       default: {
-        std::vector<ante::LockSlot> slots;
+        std::vector<app::locks::LockSlot> slots;
         std::set<std::string> seen;
         for (std::int64_t n = Pick(1, 3); n > 0; --n) {
-          const ante::LockSlot& s = AnySlot();
+          const app::locks::LockSlot& s = AnySlot();
           if (seen.insert(LocksKeeper::SlotKeyPart(s)).second) slots.push_back(s);
         }
         return MsgAcquire(u, slots, max_deposit);
@@ -320,7 +321,7 @@ class PropertyRun {
   }
 
   void CheckSupply() {
-    Uint256 sum = chain_->Balance(app::FeeCollectorAddress());
+    Uint256 sum = chain_->Balance(app::bank::FeeCollectorAddress());
     for (const std::string& a : accounts_) sum += chain_->Balance(a);
     CHECK(sum == chain_->Supply());
   }

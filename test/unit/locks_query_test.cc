@@ -11,6 +11,7 @@
 #include "cosmos/ics23/v1/proofs.pb.h"
 #include "kairos/locks/v1/query.pb.h"
 #include "locks_chain.h"
+#include "app/locks/msgs.h"
 
 namespace kairos::test {
 namespace {
@@ -62,7 +63,7 @@ TEST_CASE("locks queries: every answer with its proof, at the latest and an earl
   LocksChain chain({{kU, "10000000stake"}, {kV, "10000000stake"}},
                    std::string(R"({"params":)") + kVectorParams + "}", 100);
   chain.Block({chain.Tx(kU, MsgRegister(kU))});  // 100
-  chain.Block({chain.Tx(kU, MsgWrite(kU, Slot("book", "alice"), ante::LockWriteOp::kSet, -9))});
+  chain.Block({chain.Tx(kU, MsgWrite(kU, Slot("book", "alice"), app::locks::LockWriteOp::kSet, -9))});
   REQUIRE(chain.last_height() == 101);
 
   lpb::QueryHolderRequest hq;

@@ -8,12 +8,13 @@
 #include "app/locks/params.h"
 #include "kairos/locks/v1/query.pb.h"
 #include "locks_chain.h"
+#include "app/locks/msgs.h"
 
 namespace kairos::test {
 namespace {
 
 namespace lpb = kairos::locks::v1;
-using ante::LockWriteOp;
+using app::locks::LockWriteOp;
 using app::locks::kCodespace;
 
 const TestKey kU = MakeKey("locks-u");

@@ -18,6 +18,7 @@
 #include "crypto/keys.h"
 #include "store/merkle_store.h"
 #include "temp_dir.h"
+#include "app/bank/msgs.h"
 
 namespace kairos::test {
 
@@ -59,8 +60,8 @@ struct SendOptions {
   std::uint64_t timeout_height = 0;
 };
 
-inline ante::MsgSend MakeSend(const TestKey& from, const TestKey& to, const std::string& amount) {
-  ante::MsgSend m;
+inline app::bank::MsgSend MakeSend(const TestKey& from, const TestKey& to, const std::string& amount) {
+  app::bank::MsgSend m;
   m.from_address = from.bech32;
   m.to_address = to.bech32;
   m.from = from.address;

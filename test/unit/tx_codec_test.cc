@@ -14,9 +14,10 @@
 #include "crypto/hash.h"
 #include "crypto/hd.h"
 #include "crypto/keys.h"
+#include "app/bank/msgs.h"
 
 using kairos::ante::Coins;
-using kairos::ante::MsgSend;
+using kairos::app::bank::MsgSend;
 using kairos::ante::Tx;
 using kairos::app::DecodeTx;
 using kairos::app::TxError;
@@ -145,7 +146,7 @@ TEST_CASE("the hand-written canonical tx decodes, and the builder writes the sam
   const std::string raw = WithBody(DefaultBody() + F(3, 77) + F(4, 1));
   Tx tx = Accept(raw);
   REQUIRE(tx.msgs.size() == 1);
-  const auto& send = std::get<MsgSend>(tx.msgs[0]);
+  const auto& send = tx.msgs[0].Get<MsgSend>();
   CHECK(send.from == kFrom);
   CHECK(send.to == kTo);
   CHECK(send.from_address == Addr(kFrom));
@@ -200,8 +201,8 @@ TEST_CASE("BuildSignedTx round-trips through DecodeTx with verifiable signatures
 
   Tx tx = Accept(raw);
   REQUIRE(tx.msgs.size() == 2);
-  CHECK(std::get<MsgSend>(tx.msgs[0]).amount.ToString() == "5atom,10stake");
-  CHECK(std::get<MsgSend>(tx.msgs[1]).from == kThird);
+  CHECK(tx.msgs[0].Get<MsgSend>().amount.ToString() == "5atom,10stake");
+  CHECK(tx.msgs[1].Get<MsgSend>().from == kThird);
   CHECK(tx.memo == spec.memo);
   CHECK(tx.timeout_height == 9);
   CHECK(tx.unordered);
@@ -563,8 +564,8 @@ TEST_CASE("addresses and coins", "[tx_codec]") {
   // 32-byte (module-style) addresses are accepted, as in the SDK.
   const std::string module(32, '\x5a');
   Tx tx = Accept(WithMsg(L(1, Addr(kFrom)) + L(2, Addr(module))));
-  CHECK(std::get<MsgSend>(tx.msgs[0]).to == module);
-  CHECK(std::get<MsgSend>(tx.msgs[0]).amount.empty());  // left to the bank handler
+  CHECK(tx.msgs[0].Get<MsgSend>().to == module);
+  CHECK(tx.msgs[0].Get<MsgSend>().amount.empty());  // left to the bank handler
 }
 
 TEST_CASE("extension options are counted, their Any wrappers checked", "[tx_codec]") {
@@ -678,9 +679,9 @@ TEST_CASE("CosmJS SIGN_MODE_DIRECT test vectors: sign bytes, signatures, builder
       kairos_tx.replace(kairos_tx.find(c), c.size(), k);
     }
     Tx tx = Accept(kairos_tx);
-    CHECK(std::get<MsgSend>(tx.msgs[0]).from == from->bytes);
-    CHECK(std::get<MsgSend>(tx.msgs[0]).to == to->bytes);
-    CHECK(std::get<MsgSend>(tx.msgs[0]).amount.ToString() == "1234567ucosm");
+    CHECK(tx.msgs[0].Get<MsgSend>().from == from->bytes);
+    CHECK(tx.msgs[0].Get<MsgSend>().to == to->bytes);
+    CHECK(tx.msgs[0].Get<MsgSend>().amount.ToString() == "1234567ucosm");
     CHECK(tx.fee.ToString() == "2000ucosm");
     CHECK(tx.gas_limit == 200000);
     CHECK(tx.signer_infos[0].sequence == v.sequence);

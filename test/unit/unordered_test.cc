@@ -2,7 +2,7 @@
 // every case the issue names, plus where the nonce lives when a tx fails.
 #include <catch2/catch.hpp>
 
-#include "app/auth.h"
+#include "app/auth/keeper.h"
 #include "cosmos/tx/v1beta1/service.pb.h"
 #include "kairos/auth/v1/query.pb.h"
 #include "test_chain.h"

@@ -21,7 +21,7 @@
 
 #include "ante/keepers.h"
 
-namespace kairos::app {
+namespace kairos::app::auth {
 
 class AuthKeeper final : public ante::AccountKeeper {
  public:
@@ -51,6 +51,8 @@ class AuthKeeper final : public ante::AccountKeeper {
   Result<std::uint64_t> ReadSequence(const store::KvReader& kv, std::string_view address) const;
   Status SetAccount(store::KvStore& kv, const ante::Account& account,
                     std::size_t* stored_bytes = nullptr) const override;
+  // How many accounts were ever created (the next account number).
+  Result<std::uint64_t> AccountCount(const store::KvReader& kv) const;
   // Creates an account with the next account number. REQUIRES: it does not exist.
   Result<ante::Account> NewAccount(store::KvStore& kv, std::string_view address) const;
 
@@ -73,4 +75,4 @@ class AuthKeeper final : public ante::AccountKeeper {
   ante::AuthParams params_;
 };
 
-}  // namespace kairos::app
+}  // namespace kairos::app::auth

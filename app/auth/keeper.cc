@@ -1,4 +1,4 @@
-#include "app/auth.h"
+#include "app/auth/keeper.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,7 +9,7 @@
 #include "app/tx_codec.h"
 #include "crypto/bech32.h"
 
-namespace kairos::app {
+namespace kairos::app::auth {
 
 namespace {
 
@@ -301,7 +301,7 @@ Status AuthKeeper::SetAccount(store::KvStore& kv, const ante::Account& account,
   return kv.Set(key, value);
 }
 
-Result<ante::Account> AuthKeeper::NewAccount(store::KvStore& kv, std::string_view address) const {
+Result<std::uint64_t> AuthKeeper::AccountCount(const store::KvReader& kv) const {
   std::string value;
   std::uint64_t next = 0;
   Status s = kv.Get(kNextAccountNumberKey, &value);
@@ -312,6 +312,13 @@ Result<ante::Account> AuthKeeper::NewAccount(store::KvStore& kv, std::string_vie
   } else if (!s.IsNotFound()) {
     return s;
   }
+  return next;
+}
+
+Result<ante::Account> AuthKeeper::NewAccount(store::KvStore& kv, std::string_view address) const {
+  auto count = AccountCount(kv);
+  if (!count.ok()) return count.status();
+  const std::uint64_t next = *count;
   if (Status w = kv.Set(kNextAccountNumberKey, EncodeBigEndian64(next + 1)); !w.ok()) return w;
   ante::Account a;
   a.address = std::string(address);
@@ -356,4 +363,4 @@ Result<std::size_t> AuthKeeper::RemoveExpiredUnorderedNonces(store::KvStore& kv,
   return expired.size();
 }
 
-}  // namespace kairos::app
+}  // namespace kairos::app::auth

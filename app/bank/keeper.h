@@ -11,27 +11,39 @@
 // Thread-compatible: state is in the store argument.
 #pragma once
 
+#include <concepts>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ante/context.h"
 #include "ante/keepers.h"
-#include "ante/tx.h"
-#include "app/auth.h"
+#include "app/bank/expected_keepers.h"
+#include "app/bank/msgs.h"
 
-namespace kairos::app {
+namespace kairos::app::bank {
 
-// A module account's address: SHA-256(name)[:20], as the SDK derives module addresses.
-std::string ModuleAddress(std::string_view name);
 // The fee collector module account ("fee_collector"). It cannot receive MsgSend transfers.
 const std::string& FeeCollectorAddress();
-// The module accounts MsgSend cannot pay into (the SDK's blocked addresses): the fee collector
-// and the locks escrow ("locks", whose balance must equal the deposits and bonds it holds).
-bool IsBlockedRecipient(std::string_view address);
 
 class BankKeeper final : public ante::BankKeeper {
  public:
-  explicit BankKeeper(const AuthKeeper& auth) : auth_(auth) {}
+  // REQUIRES: `accounts` outlives the keeper.
+  explicit BankKeeper(const AccountKeeper& accounts) : auth_(accounts) {}
+  // Over any keeper with AccountKeeper's methods (expected_keepers.h), through an adapter it
+  // owns. REQUIRES: `accounts` outlives the keeper.
+  template <class K>
+    requires(!std::derived_from<K, AccountKeeper>)
+  explicit BankKeeper(const K& accounts)
+      : owned_(std::make_unique<AccountKeeperOf<K>>(accounts)), auth_(*owned_) {}
+
+  // The module accounts MsgSend cannot pay into (the SDK's blocked addresses): the fee
+  // collector and every module's accounts (Module::module_accounts; e.g. the locks escrow,
+  // whose balance must equal the deposits and bonds it holds). Set once, when the module list
+  // is bound. Sorted.
+  void set_blocked_recipients(std::vector<std::string> sorted) { blocked_ = std::move(sorted); }
+  bool IsBlockedRecipient(std::string_view address) const;
 
   static std::string BalanceKey(std::string_view address, std::string_view denom);
   static void AppendBalanceKey(std::string_view address, std::string_view denom, std::string* out);
@@ -43,6 +55,8 @@ class BankKeeper final : public ante::BankKeeper {
                                    std::string_view denom) const;
   Result<ante::Coins> GetAllBalances(const store::KvReader& kv, std::string_view address) const;
   Status SetBalance(store::KvStore& kv, std::string_view address, const ante::Coin& coin) const;
+  // The chain's denom (bank/denom; "stake" when genesis set none).
+  Result<std::string> GetDenom(const store::KvReader& kv) const;
   Result<ante::Uint256> GetSupply(const store::KvReader& kv, std::string_view denom) const;
 
   // Genesis: credits `coins` and adds them to the supply.
@@ -60,17 +74,16 @@ class BankKeeper final : public ante::BankKeeper {
                            const ante::Coins& fee) const override;
 
   // The MsgSend handler: ValidateBasic, then Send, with the SDK's events.
-  ante::TxStatus HandleMsgSend(ante::Context& ctx, const ante::MsgSend& msg,
+  ante::TxStatus HandleMsgSend(ante::Context& ctx, const MsgSend& msg,
                                std::size_t msg_index) const;
 
  private:
   // Moves `amount` from `from` to `to`; `fee` says the amount is a fee (for the error message).
   ante::TxStatus Move(store::KvStore& kv, std::string_view from, std::string_view to,
                       const ante::Coins& amount, bool fee) const;
-  const AuthKeeper& auth_;
+  std::unique_ptr<AccountKeeper> owned_;  // the adapter, when built over another keeper type
+  const AccountKeeper& auth_;
+  std::vector<std::string> blocked_;
 };
 
-// Stateless checks of a MsgSend (the SDK's ValidateBasic): codes 7 and 10.
-ante::TxStatus ValidateMsgSend(const ante::MsgSend& msg);
-
-}  // namespace kairos::app
+}  // namespace kairos::app::bank

@@ -1,13 +1,17 @@
-#include "app/bank.h"
+#include "app/bank/keeper.h"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "app/module.h"
 #include "crypto/bech32.h"
 #include "crypto/hash.h"
 
-namespace kairos::app {
+namespace kairos::app::bank {
 
 namespace {
+
+constexpr std::string_view kDefaultDenom = "stake";
 
 constexpr std::string_view kBalancePrefix = "bank/bal/";
 constexpr std::string_view kSupplyPrefix = "bank/supply/";
@@ -23,16 +27,14 @@ Result<ante::Uint256> ParseStored(const std::string& value, std::string_view wha
 
 }  // namespace
 
-std::string ModuleAddress(std::string_view name) { return crypto::Sha256(name).substr(0, 20); }
-
 const std::string& FeeCollectorAddress() {
   static const std::string address = ModuleAddress("fee_collector");
   return address;
 }
 
-bool IsBlockedRecipient(std::string_view address) {
-  static const std::string locks_escrow = ModuleAddress("locks");
-  return address == FeeCollectorAddress() || address == locks_escrow;
+bool BankKeeper::IsBlockedRecipient(std::string_view address) const {
+  return address == FeeCollectorAddress() ||
+         std::binary_search(blocked_.begin(), blocked_.end(), address);
 }
 
 std::string BankKeeper::BalancePrefix(std::string_view address) {
@@ -194,6 +196,14 @@ TxStatus BankKeeper::Burn(ante::Context& ctx, std::string_view from,
   return TxStatus::OK();
 }
 
+Result<std::string> BankKeeper::GetDenom(const store::KvReader& kv) const {
+  std::string denom;
+  Status s = kv.Get(kDenomKey, &denom);
+  if (s.IsNotFound()) return std::string(kDefaultDenom);
+  if (!s.ok()) return s;
+  return denom;
+}
+
 TxStatus BankKeeper::DeductFee(store::KvStore& kv, std::string_view payer,
                                const ante::Coins& fee) const {
   return Move(kv, payer, FeeCollectorAddress(), fee, /*fee=*/true);
@@ -220,18 +230,7 @@ TxStatus BankKeeper::Send(ante::Context& ctx, std::string_view from, std::string
   return TxStatus::OK();
 }
 
-TxStatus ValidateMsgSend(const ante::MsgSend& msg) {
-  if (msg.from.size() != crypto::kAddressBytes) {
-    return TxStatus::Error(ante::kInvalidAddress, "invalid from address");
-  }
-  if (msg.to.empty()) return TxStatus::Error(ante::kInvalidAddress, "invalid to address");
-  if (msg.amount.empty()) {
-    return TxStatus::Error(ante::kInvalidCoins, "send amount must be positive: empty");
-  }
-  return TxStatus::OK();
-}
-
-TxStatus BankKeeper::HandleMsgSend(ante::Context& ctx, const ante::MsgSend& msg,
+TxStatus BankKeeper::HandleMsgSend(ante::Context& ctx, const MsgSend& msg,
                                    std::size_t msg_index) const {
   if (TxStatus s = ValidateMsgSend(msg); !s.ok()) return s;
   if (IsBlockedRecipient(msg.to)) {
@@ -245,4 +244,4 @@ TxStatus BankKeeper::HandleMsgSend(ante::Context& ctx, const ante::MsgSend& msg,
   return Send(ctx, msg.from, msg.to, msg.amount);
 }
 
-}  // namespace kairos::app
+}  // namespace kairos::app::bank

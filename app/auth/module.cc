@@ -1,0 +1,93 @@
+#include "app/auth/module.h"
+
+#include "app/auth/genesis.h"
+#include "app/proto_util.h"
+#include "cosmos/auth/v1beta1/query.pb.h"
+#include "crypto/bech32.h"
+#include "kairos/auth/v1/query.pb.h"
+
+namespace kairos::app::auth {
+
+void AuthModule::Provide(ModuleServices& services) {
+  services.Provide<ante::AccountKeeper>(&keeper_);
+}
+
+Result<std::unique_ptr<ModuleGenesis>> AuthModule::ParseGenesis(
+    const nlohmann::json* section) const {
+  return auth::ParseGenesis(section);
+}
+
+Status AuthModule::InitGenesis(store::KvStore& state, const ModuleGenesis& genesis,
+                               const GenesisContext&) const {
+  return auth::InitGenesis(state, keeper_, dynamic_cast<const GenesisState&>(genesis));
+}
+
+Status AuthModule::LoadState(const store::KvReader& state) { return keeper_.LoadParams(state); }
+
+Status AuthModule::PreBlock(store::KvStore& state, const ante::BlockInfo& block,
+                            BlockHookResult* out) const {
+  // ADR-070: the nonces whose timeout is <= the block time can never be used again.
+  auto purged = keeper_.RemoveExpiredUnorderedNonces(state, block.time_unix_nanos);
+  if (!purged.ok()) return purged.status();
+  out->summary.push_back(std::to_string(*purged) + " unordered nonce(s) purged");
+  return Status::OK();
+}
+
+std::vector<std::string_view> AuthModule::query_prefixes() const {
+  return {"/cosmos.auth.v1beta1.Query/", "/kairos.auth.v1.Query/"};
+}
+
+Result<QueryAnswer> AuthModule::Query(const QueryRequest& req) const {
+  const auto printable = [](std::string_view text) { return ante::Printable(text, 128); };
+  if (req.path == "/cosmos.auth.v1beta1.Query/Account") {
+    cosmos::auth::v1beta1::QueryAccountRequest q;
+    if (!ParseProto(req.data, &q)) {
+      return QueryAnswer::BadRequest(req.path, "data is not a QueryAccountRequest");
+    }
+    auto address = crypto::DecodeAccountAddress(q.address());
+    if (!address.ok()) {
+      return QueryAnswer::BadRequest(req.path,
+                                     "invalid address \"" + printable(q.address()) + "\"");
+    }
+    QueryAnswer a;
+    a.key = AuthKeeper::AccountKey(*address);
+    std::string value;
+    Status s = req.state->Get(a.key, &value);
+    if (s.IsNotFound()) {
+      // CosmJS recognises a missing account by the gRPC NotFound text. The proof (when asked)
+      // is of the account's absence.
+      a.code = ante::kKeyNotFound;
+      a.log = "rpc error: code = NotFound desc = account " + q.address() +
+              " not found: key not found";
+      return a;
+    }
+    if (!s.ok()) return s;
+    cosmos::auth::v1beta1::QueryAccountResponse r;
+    r.mutable_account()->set_type_url("/cosmos.auth.v1beta1.BaseAccount");
+    r.mutable_account()->set_value(value);
+    a.value = SerializeDeterministic(r);
+    return a;
+  }
+  if (req.path == "/kairos.auth.v1.Query/UnorderedNonce") {
+    kairos::auth::v1::QueryUnorderedNonceRequest q;
+    if (!ParseProto(req.data, &q)) {
+      return QueryAnswer::BadRequest(req.path, "data is not a QueryUnorderedNonceRequest");
+    }
+    auto address = crypto::DecodeAccountAddress(q.signer());
+    if (!address.ok()) {
+      return QueryAnswer::BadRequest(req.path,
+                                     "invalid signer address \"" + printable(q.signer()) + "\"");
+    }
+    auto used = keeper_.HasUnorderedNonce(*req.state, *address, q.timeout_unix_nanos());
+    if (!used.ok()) return used.status();
+    kairos::auth::v1::QueryUnorderedNonceResponse r;
+    r.set_used(*used);
+    QueryAnswer a;
+    a.key = AuthKeeper::UnorderedNonceKey(q.timeout_unix_nanos(), *address);
+    a.value = SerializeDeterministic(r);
+    return a;
+  }
+  return Module::Query(req);
+}
+
+}  // namespace kairos::app::auth
