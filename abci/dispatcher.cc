@@ -4,7 +4,7 @@
 
 #include "abci/frame.h"
 #include "abci/log.h"
-#include "abci/varint.h"
+#include "store/varint.h"
 
 namespace kairos::abci {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "abci/varint.h"
+#include "store/varint.h"
 
 namespace kairos::abci {
 

@@ -8,6 +8,7 @@
 #include "crypto/bech32.h"
 #include "crypto/hash.h"
 #include "crypto/keys.h"
+#include "store/big_endian.h"
 
 namespace kairos::ante {
 
@@ -98,10 +99,8 @@ SignatureCache::Key SignatureCache::KeyOf(const PubKey& key, std::string_view si
     return Secp256k1KeyOf(key, std::string_view(digest.data(), digest.size()), signature);
   }
   // Length-prefix the sign bytes so (sign bytes, signature) splits are unambiguous.
-  char length[8];
-  for (int i = 0; i < 8; ++i) length[i] = static_cast<char>(sign_bytes.size() >> (56 - 8 * i));
-  return crypto::Sha256Concat(
-      {"e", key.key, std::string_view(length, sizeof length), sign_bytes, signature});
+  const std::string length = EncodeBigEndian64(sign_bytes.size());
+  return crypto::Sha256Concat({"e", key.key, length, sign_bytes, signature});
 }
 
 bool SignatureCache::Contains(const Key& key) const {

@@ -11,7 +11,11 @@
 
 namespace kairos::ante {
 
-// cosmos-sdk types/errors/errors.go
+// The codespace of the codes below, as responses and TxStatus name it.
+inline constexpr char kCodespaceSdk[] = "sdk";
+
+// cosmos-sdk types/errors/errors.go (each kX is the SDK's ErrX): the one list of the "sdk" codes
+// this project answers with; app/ and its modules refer to these.
 enum SdkCode : std::uint32_t {
   kOk = 0,
   kTxDecode = 2,
@@ -28,6 +32,8 @@ enum SdkCode : std::uint32_t {
   kTooManySignatures = 14,
   kNoSignatures = 15,
   kInvalidRequest = 18,
+  kTxInMempoolCache = 19,  // "tx already in mempool"
+  kMempoolIsFull = 20,     // "mempool is full"
   kTxTooLarge = 21,
   kKeyNotFound = 22,
   kInvalidHeight = 26,
@@ -77,7 +83,7 @@ class [[nodiscard]] TxStatus {
   std::uint32_t code_ = kOk;
   std::string log_;
   std::string message_;
-  std::string_view codespace_ = "sdk";  // a string literal's, for every codespace
+  std::string_view codespace_ = kCodespaceSdk;  // a string literal's, for every codespace
   bool store_failure_ = false;
 };
 

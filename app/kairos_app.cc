@@ -6,7 +6,6 @@
 
 #include "ante/errors.h"
 #include "ante/sign_doc.h"
-#include "app/big_endian.h"
 #include "app/genesis.h"
 #include "app/header_time.h"
 #include "app/hex.h"
@@ -24,6 +23,7 @@
 #include "app/logging.h"
 #include "app/proofs.h"
 #include "app/version.h"
+#include "store/big_endian.h"
 #include "store/sha256.h"
 
 namespace kairos::app {
@@ -49,8 +49,6 @@ bool DecodeInt64(const std::string& in, std::int64_t* v) {
 // A byte string as printable text for logs and responses (proto3 strings must be UTF-8).
 std::string Printable(const std::string& bytes) { return ante::Printable(bytes, 128); }
 
-std::string HexUpper(const std::string& bytes) { return HexEncode(bytes, /*upper=*/true); }
-
 }  // namespace
 
 Result<std::unique_ptr<KairosApp>> KairosApp::Open(std::unique_ptr<store::MerkleStore> store,
@@ -62,7 +60,7 @@ Result<std::unique_ptr<KairosApp>> KairosApp::Open(std::unique_ptr<store::Merkle
   }
   if (Status s = app->LoadCommitted(); !s.ok()) return s;
   Log()->info("loaded committed state: chain {} height {} app hash {}", Printable(app->chain_id_),
-              app->store_->version(), HexUpper(app->last_app_hash()));
+              app->store_->version(), HexEncode(app->last_app_hash(), true));
   return app;
 }
 
@@ -167,7 +165,7 @@ pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx& req) {
   res.set_info(std::move(out.info));
   if (out.code != 0) {
     res.set_code(out.code);
-    res.set_codespace(kCodespaceSdk);
+    res.set_codespace(ante::kCodespaceSdk);
     Log()->debug("CheckTx{} rejected: code {}: {}", req.type() == pb::RECHECK ? " (recheck)" : "",
                  out.code, out.log);
     res.set_log(std::move(out.log));
@@ -269,7 +267,7 @@ pb::ResponseInitChain KairosApp::InitChain(const pb::RequestInitChain& req) {
               "{}, genesis app hash {}",
               Printable(chain_id_), initial_height_, req.validators_size(),
               *accounts, genesis->Of<bank::GenesisState>().denom,
-              HexUpper(store::ToBytes(*root)));
+              HexEncode(store::ToBytes(*root), true));
   res.set_app_hash(store::ToBytes(*root));
   return res;
 }
@@ -434,7 +432,7 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
     pb::ExecTxResult* result = res.add_tx_results();
     if (auto* err = std::get_if<TxError>(&d)) {
       result->set_code(err->code);
-      result->set_codespace(kCodespaceSdk);
+      result->set_codespace(ante::kCodespaceSdk);
       result->set_log(std::move(err->log));
       ++failed;
       continue;
@@ -484,7 +482,7 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
   std::string done;
   for (const std::string& line : hooks.summary) done += ", " + line;
   Log()->debug("FinalizeBlock {}: {} txs ({} failed){}, app hash {}", height, req.txs_size(),
-               failed, done, HexUpper(res.app_hash()));
+               failed, done, HexEncode(res.app_hash(), true));
   return res;
 }
 
@@ -522,7 +520,7 @@ pb::ResponseCommit KairosApp::Commit(const pb::RequestCommit&) {
                                                             block_started_)
                       .count();
   Log()->info("committed block {}: {} txs ({} failed), app hash {}, {:.1f} ms", store_->version(),
-              staged_txs_, staged_failed_, HexUpper(last_app_hash()), ms);
+              staged_txs_, staged_failed_, HexEncode(last_app_hash(), true), ms);
   return {};  // retain_height 0: CometBFT keeps every block
 }
 

@@ -50,6 +50,7 @@
 
 #include "abci/application.h"
 #include "ante/context.h"
+#include "ante/errors.h"
 #include "ante/decorators.h"
 #include "app/auth/module.h"
 #include "app/bank/module.h"
@@ -67,13 +68,12 @@ namespace kairos::app {
 
 namespace pb = ::tendermint::abci;
 
-// sdk codespace codes used by this module (cosmos-sdk types/errors).
-inline constexpr std::uint32_t kCodeTxDecode = 2;
-inline constexpr std::uint32_t kCodeUnknownRequest = 6;
-inline constexpr std::uint32_t kCodeInvalidRequest = 18;
-inline constexpr std::uint32_t kCodeKeyNotFound = 22;
-inline constexpr std::uint32_t kCodeInvalidHeight = 26;
-inline constexpr char kCodespaceSdk[] = "sdk";
+// Names the unit tests use for ante::SdkCode codes (ante/errors.h holds the one list).
+inline constexpr std::uint32_t kCodeTxDecode = ante::kTxDecode;
+inline constexpr std::uint32_t kCodeUnknownRequest = ante::kUnknownRequest;
+inline constexpr std::uint32_t kCodeInvalidRequest = ante::kInvalidRequest;
+inline constexpr std::uint32_t kCodeKeyNotFound = ante::kKeyNotFound;
+inline constexpr std::uint32_t kCodeInvalidHeight = ante::kInvalidHeight;
 
 // This node's own settings (config.toml): none of them reaches the state or the app hash.
 struct AppOptions {

@@ -3,6 +3,8 @@
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
+#include "abci/log.h"
+
 namespace kairos::app {
 
 namespace {
@@ -55,12 +57,7 @@ void SetupLogging(const std::string& level, const std::string& format) {
 }
 
 const std::shared_ptr<spdlog::logger>& Log() {
-  static const std::shared_ptr<spdlog::logger> logger = [] {
-    if (auto existing = spdlog::get("app")) return existing;
-    auto l = spdlog::default_logger()->clone("app");
-    spdlog::register_logger(l);
-    return l;
-  }();
+  static const std::shared_ptr<spdlog::logger> logger = abci::NamedLogger("app");
   return logger;
 }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "crypto/bech32.h"
+#include "store/varint.h"
 
 namespace kairos::app {
 
@@ -59,20 +60,14 @@ bool ValidUtf8(std::string_view s) {
 }
 
 const char* ReadProtoVarint(std::string_view& in, std::uint64_t* out) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < 10; ++i) {
-    if (i >= in.size()) return "truncated varint";
-    auto b = static_cast<std::uint8_t>(in[i]);
-    if (i == 9 && b > 1) return "varint overflows 64 bits";
-    v |= static_cast<std::uint64_t>(b & 0x7F) << (7 * i);
-    if ((b & 0x80) == 0) {
-      if (i > 0 && b == 0) return "non-minimal varint";
-      in.remove_prefix(i + 1);
-      *out = v;
-      return nullptr;
-    }
-  }
-  return "varint overflows 64 bits";
+  const UvarintResult r = DecodeUvarint(
+      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(in.data()), in.size()));
+  if (r.status == UvarintStatus::kTruncated) return "truncated varint";
+  if (r.status == UvarintStatus::kOverflow) return "varint overflows 64 bits";
+  if (r.length > 1 && in[r.length - 1] == 0) return "non-minimal varint";
+  in.remove_prefix(r.length);
+  *out = r.value;
+  return nullptr;
 }
 
 std::string_view WireTypeName(int wt) {

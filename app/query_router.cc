@@ -6,7 +6,6 @@
 #include <variant>
 
 #include "ante/errors.h"
-#include "app/big_endian.h"
 #include "app/hex.h"
 #include "app/proofs.h"
 #include "app/proto_util.h"
@@ -16,14 +15,13 @@
 #include "cosmos/tx/v1beta1/service.pb.h"
 #include "crypto/bech32.h"
 #include "kairos/mempool/v1/query.pb.h"
+#include "store/big_endian.h"
 
 namespace kairos::app {
 
 namespace pb = ::tendermint::abci;
 
 namespace {
-
-constexpr char kCodespaceSdk[] = "sdk";
 
 // A byte string as printable text for logs and responses (proto3 strings must be UTF-8).
 std::string Printable(const std::string& bytes) { return ante::Printable(bytes, 128); }
@@ -35,7 +33,7 @@ bool IsBroken(const Status& s) {
 pb::ResponseQuery QueryError(std::uint32_t code, std::string log) {
   pb::ResponseQuery res;
   res.set_code(code);
-  res.set_codespace(kCodespaceSdk);
+  res.set_codespace(ante::kCodespaceSdk);
   res.set_log(std::move(log));
   return res;
 }

@@ -14,13 +14,12 @@
 #include "app/tx_codec.h"
 #include "crypto/bech32.h"
 #include "crypto/hash.h"
+#include "store/varint.h"
 
 namespace kairos::app {
 
 std::int64_t ProtoSizeOfTx(std::string_view tx) {
-  std::int64_t len_bytes = 1;
-  for (std::uint64_t n = tx.size(); n >= 0x80; n >>= 7) ++len_bytes;
-  return 1 + len_bytes + static_cast<std::int64_t>(tx.size());
+  return static_cast<std::int64_t>(1 + UvarintSize(tx.size()) + tx.size());
 }
 
 namespace {
@@ -338,19 +337,19 @@ namespace {
 std::optional<std::pair<std::uint32_t, std::string>> RemovalAnswer(mempool::RemoveReason reason) {
   switch (reason) {
     case mempool::RemoveReason::kEvicted:
-      return std::pair{kCodeMempoolFull,
+      return std::pair{ante::kMempoolIsFull,
                        "evicted from the mempool by a tx with a higher priority (mempool full)"};
     case mempool::RemoveReason::kReplaced:
-      return std::pair{kCodeTxInMempool,
+      return std::pair{ante::kTxInMempoolCache,
                        "replaced in the mempool by a tx with the same sender and sequence and a "
                        "higher fee"};
     case mempool::RemoveReason::kExpiredBlocks:
     case mempool::RemoveReason::kExpiredTime:
-      return std::pair{kCodeMempoolFull,
+      return std::pair{ante::kMempoolIsFull,
                        std::string("expired from the mempool (") + mempool::Name(reason) +
                            "; see mempool.ttl_blocks and mempool.ttl_duration)"};
     case mempool::RemoveReason::kExpiredParked:
-      return std::pair{kCodeMempoolFull,
+      return std::pair{ante::kMempoolIsFull,
                        std::string("expired from the mempool (expired_parked): parked behind a "
                                    "sequence gap that no tx filled for more than "
                                    "mempool.parked_ttl_blocks blocks")};
@@ -559,13 +558,13 @@ std::string TxPool::FeeNeeded(const mempool::Priority& needed, const ante::Tx& t
 CheckOutcome TxPool::Reject(mempool::InsertResult r, const ante::Tx& tx) const {
   CheckOutcome c;
   switch (r.reject) {
-    case mempool::RejectReason::kDuplicate: c.code = kCodeTxInMempool; break;
+    case mempool::RejectReason::kDuplicate: c.code = ante::kTxInMempoolCache; break;
     case mempool::RejectReason::kFull:
-    case mempool::RejectReason::kSenderCap: c.code = kCodeMempoolFull; break;
+    case mempool::RejectReason::kSenderCap: c.code = ante::kMempoolIsFull; break;
     case mempool::RejectReason::kReplacementUnderpriced: c.code = ante::kInsufficientFee; break;
-    case mempool::RejectReason::kTooLarge: c.code = kCodeTxTooLarge; break;
+    case mempool::RejectReason::kTooLarge: c.code = ante::kTxTooLarge; break;
     case mempool::RejectReason::kNonceTooLow: c.code = ante::kWrongSequence; break;
-    case mempool::RejectReason::kParkedCap: c.code = kCodeMempoolFull; break;
+    case mempool::RejectReason::kParkedCap: c.code = ante::kMempoolIsFull; break;
   }
   c.log = std::move(r.message);
   if ((r.reject == mempool::RejectReason::kFull ||
@@ -579,7 +578,7 @@ CheckOutcome TxPool::Reject(mempool::InsertResult r, const ante::Tx& tx) const {
 
 CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& block) {
   if (raw.size() > options_.pool.max_tx_bytes) {
-    return Refusal(kCodeTxTooLarge, "tx too large: " + std::to_string(raw.size()) +
+    return Refusal(ante::kTxTooLarge, "tx too large: " + std::to_string(raw.size()) +
                                         " bytes; this node's mempool takes " +
                                         std::to_string(options_.pool.max_tx_bytes) +
                                         " at most (mempool.max_tx_bytes)");
@@ -591,7 +590,7 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   const ante::Tx& tx = std::get<ante::Tx>(decoded);
   if (pool_.Find(ToHash(tx.hash))) {
     duplicates_.fetch_add(1, std::memory_order_relaxed);
-    return Refusal(kCodeTxInMempool, "tx already in mempool");
+    return Refusal(ante::kTxInMempoolCache, "tx already in mempool");
   }
   if (tx.signers.empty() || tx.signer_infos.empty()) {
     // No sender to queue it under; the ante says why it is invalid.
@@ -731,7 +730,7 @@ CheckOutcome TxPool::Recheck(const std::string& raw, const ante::BlockInfo& bloc
     return Refusal(it->second.code, it->second.log);
   }
   if (auto reason = pool_.RemovalReasonOf(ToHash(hash))) {
-    return Refusal(kCodeMempoolFull,
+    return Refusal(ante::kMempoolIsFull,
                    std::string("no longer in the app mempool (") + mempool::Name(*reason) + ")");
   }
   // Never seen: kairosd restarted while CometBFT kept its mempool. Judge it as new.

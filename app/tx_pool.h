@@ -67,10 +67,6 @@
 
 namespace kairos::app {
 
-// sdk codespace codes of mempool outcomes (cosmos-sdk types/errors).
-inline constexpr std::uint32_t kCodeTxInMempool = 19;  // ErrTxInMempoolCache
-inline constexpr std::uint32_t kCodeMempoolFull = 20;  // ErrMempoolIsFull
-inline constexpr std::uint32_t kCodeTxTooLarge = ante::kTxTooLarge;
 // CometBFT v0.40 app mempool: InsertTx codes >= 32000 mean "retry later".
 inline constexpr std::uint32_t kCodeRetryLater = 32000;
 

@@ -26,9 +26,11 @@
 #include <regex>
 #include <sstream>
 
+#include "store/big_endian.h"
 #include "store/leveldb_env.h"
 #include "store/rebuild_cache.h"
 #include "store/records.h"
+#include "store/varint.h"
 
 namespace kairos::store {
 
@@ -234,7 +236,7 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
     }
   }
   if (value.size() != 40) return Status::Corruption("the latest-version record is malformed");
-  const auto version = static_cast<Version>(ReadBE64(value));
+  const auto version = static_cast<Version>(ReadBigEndian64(value));
   {
     std::string info;
     ls = store->db_->Get(VerifiedRead(), kCommitInfoKey, &info);
@@ -262,7 +264,7 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
   }
   ls = store->db_->Get(VerifiedRead(), kEarliestKey, &value);
   if (ls.ok() && value.size() == 8) {
-    store->earliest_ = static_cast<Version>(ReadBE64(value));
+    store->earliest_ = static_cast<Version>(ReadBigEndian64(value));
   } else if (ls.ok()) {
     return Status::Corruption("the earliest-kept-version marker in " + options.dir +
                               " is malformed");
@@ -293,7 +295,7 @@ Status MerkleStore::Recover(Version latest) {
   for (it->Seek(kprefix); it->Valid() && it->key().starts_with(kprefix); it->Next()) {
     if (it->key().size() != 9) return Status::Corruption("a checkpoint record key is malformed");
     RootRecord r;
-    r.version = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+    r.version = static_cast<Version>(ReadBigEndian64(std::string_view(it->key().data() + 1, 8)));
     if (!DecodeRoot(std::string_view(it->value().data(), it->value().size()), &r.root, &r.hash)) {
       return Status::Corruption("the checkpoint record of version " + std::to_string(r.version) +
                                 " is malformed");
@@ -312,7 +314,7 @@ Status MerkleStore::Recover(Version latest) {
   for (it->Seek(VersionKey(kChangesetPrefix, durable_ + 1));
        it->Valid() && it->key().starts_with(cprefix); it->Next()) {
     if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
-    const auto v = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+    const auto v = static_cast<Version>(ReadBigEndian64(std::string_view(it->key().data() + 1, 8)));
     if (v > latest) break;
     // Versions are consecutive heights: a gap is a lost changeset, named here rather than found
     // later as a root mismatch.
@@ -682,7 +684,7 @@ Status MerkleStore::ReadLatestRecord(std::string_view key, const Hash& key_hash,
   if (leaf.empty()) return Status::NotFound("absent");
   if (Status s = ReadValueRecord(key, key_hash, leaf.version, record); !s.ok()) return s;
   std::string version;
-  AppendBE64(static_cast<std::uint64_t>(leaf.version), &version);
+  AppendBigEndian64(static_cast<std::uint64_t>(leaf.version), &version);
   record->insert(0, version);
   return Status::OK();
 }
@@ -778,7 +780,8 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
     for (it->Seek(VersionKey(kChangesetPrefix, earliest_ + 1));
          it->Valid() && it->key().compare(values_end) < 0; it->Next()) {
       if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
-      const auto w = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+      const auto w =
+          static_cast<Version>(ReadBigEndian64(std::string_view(it->key().data() + 1, 8)));
       if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates,
                            &previous)) {
         return Status::Corruption("the changeset of version " + std::to_string(w) +
@@ -844,7 +847,7 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
   }
   if (keep_from > earliest_) {
     std::string e;
-    AppendBE64(static_cast<std::uint64_t>(keep_from), &e);
+    AppendBigEndian64(static_cast<std::uint64_t>(keep_from), &e);
     batch->Put(kEarliestKey, e);
     staged_->new_earliest = keep_from;
   }
@@ -881,7 +884,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     // version below it exists.
     staged_->new_earliest = version;
     std::string e;
-    AppendBE64(static_cast<std::uint64_t>(version), &e);
+    AppendBigEndian64(static_cast<std::uint64_t>(version), &e);
     batch.Put(kEarliestKey, e);
   } else if (Status s = AddPruning(version, whole ? version : completing, &batch); !s.ok()) {
     staged_.reset();
@@ -987,12 +990,12 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
     AppendValueKey(c.update.key_hash, version, &value_key);
     if (c.value) {
       record.assign(1, '\x01');
-      AppendVarint(c.key->size(), &record);
+      AppendUvarint(c.key->size(), &record);
       record.append(*c.key);
       record.append(*c.value);
       batch.Put(value_key, record);
       record.clear();
-      AppendBE64(static_cast<std::uint64_t>(version), &record);
+      AppendBigEndian64(static_cast<std::uint64_t>(version), &record);
       record.append(*c.value);
       staged_->state_records.push_back({c.update.key_hash, *c.key, record});
     } else {
@@ -1053,7 +1056,7 @@ Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
   }
 
   std::string latest;
-  AppendBE64(static_cast<std::uint64_t>(version), &latest);
+  AppendBigEndian64(static_cast<std::uint64_t>(version), &latest);
   latest.append(AsView(staged_->root.hash));
   batch.Put(kLatestKey, latest);
   batch.Put(kCommitInfoKey, commit_info);

@@ -18,10 +18,12 @@
 #include <leveldb/options.h>
 #include <leveldb/status.h>
 
+#include "store/big_endian.h"
 #include "store/kv.h"
 #include "store/sha256.h"
 #include "store/smt.h"
 #include "store/status.h"
+#include "store/varint.h"
 
 namespace kairos::store {
 
@@ -49,16 +51,6 @@ inline leveldb::ReadOptions ViewRead() {
   return o;
 }
 
-inline void AppendBE64(std::uint64_t v, std::string* out) {
-  for (int i = 7; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-inline std::uint64_t ReadBE64(std::string_view in) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<std::uint8_t>(in[i]);
-  return v;
-}
-
 inline std::string_view AsView(const Hash& h) {
   return {reinterpret_cast<const char*>(h.data()), h.size()};
 }
@@ -72,7 +64,7 @@ inline Hash HashFromView(std::string_view in) {
 // The key builders append to a buffer (reused where a block writes thousands) or return one.
 inline void AppendPageKey(Version v, const NibblePath& path, std::string* out) {
   out->push_back(kPagePrefix);
-  AppendBE64(static_cast<std::uint64_t>(v), out);
+  AppendBigEndian64(static_cast<std::uint64_t>(v), out);
   path.AppendTo(out);
 }
 
@@ -84,7 +76,7 @@ inline std::string PageKey(Version v, const NibblePath& path) {
 
 inline std::string VersionKey(char prefix, Version v) {
   std::string k(1, prefix);
-  AppendBE64(static_cast<std::uint64_t>(v), &k);
+  AppendBigEndian64(static_cast<std::uint64_t>(v), &k);
   return k;
 }
 
@@ -92,7 +84,7 @@ inline std::string VersionKey(char prefix, Version v) {
 inline void AppendValueKey(const Hash& key_hash, Version v, std::string* out) {
   out->push_back(kValuePrefix);
   out->append(AsView(key_hash));
-  AppendBE64(~static_cast<std::uint64_t>(v), out);
+  AppendBigEndian64(~static_cast<std::uint64_t>(v), out);
 }
 
 inline std::string ValueKey(const Hash& key_hash, Version v) {
@@ -117,9 +109,9 @@ inline std::string EncodeRoot(const Slot& root, const Hash& hash) {
   out.append(AsView(hash));
   if (root.kind == Slot::Kind::kLeaf) {
     out.append(AsView(root.key_hash));  // the hash is the leaf hash
-    AppendBE64(static_cast<std::uint64_t>(root.version), &out);
+    AppendBigEndian64(static_cast<std::uint64_t>(root.version), &out);
   } else if (root.kind == Slot::Kind::kPage) {
-    AppendBE64(static_cast<std::uint64_t>(root.version), &out);
+    AppendBigEndian64(static_cast<std::uint64_t>(root.version), &out);
   }
   return out;
 }
@@ -135,13 +127,13 @@ inline bool DecodeRoot(std::string_view in, Slot* root, Hash* hash) {
     case Slot::Kind::kLeaf:
       if (in.size() != 40) return false;
       *root = Slot::LeafWithHash(HashFromView(in.substr(0, 32)), *hash,
-                                 static_cast<Version>(ReadBE64(in.substr(32))));
+                                 static_cast<Version>(ReadBigEndian64(in.substr(32))));
       return true;
     case Slot::Kind::kPage:
       if (in.size() != 8) return false;
       root->kind = Slot::Kind::kPage;
       root->hash = *hash;
-      root->version = static_cast<Version>(ReadBE64(in));
+      root->version = static_cast<Version>(ReadBigEndian64(in));
       return true;
   }
   return false;
@@ -183,7 +175,7 @@ inline void AppendChange(const KeyUpdate& u, Version previous, const Hash& previ
   out->append(AsView(u.key_hash));
   out->push_back(u.leaf_hash ? '\x01' : '\x00');
   if (u.leaf_hash) out->append(AsView(*u.leaf_hash));
-  AppendVarint(static_cast<std::uint64_t>(previous), out);
+  AppendUvarint(static_cast<std::uint64_t>(previous), out);
   if (previous > 0) out->append(AsView(previous_leaf));
 }
 
@@ -208,7 +200,7 @@ inline bool DecodeChangeset(std::string_view in, std::vector<KeyUpdate>* out,
       return false;
     }
     std::uint64_t prev = 0;
-    if (!ReadVarint(&in, &prev)) return false;
+    if (!ReadUvarint(&in, &prev)) return false;
     if (prev > static_cast<std::uint64_t>(std::numeric_limits<Version>::max())) return false;
     KeyUpdate back{u.key_hash, std::nullopt, static_cast<Version>(prev)};
     if (prev > 0) {
@@ -233,7 +225,7 @@ inline bool DecodeValueRecord(std::string_view in, std::string_view* key,
   if (in.empty() || in[0] != 1) return false;
   in.remove_prefix(1);
   std::uint64_t len = 0;
-  if (!ReadVarint(&in, &len) || in.size() < len) return false;
+  if (!ReadUvarint(&in, &len) || in.size() < len) return false;
   *key = in.substr(0, len);
   *value = in.substr(len);
   return true;

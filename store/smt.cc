@@ -11,6 +11,8 @@
 #include <optional>
 #include <utility>
 
+#include "store/varint.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #define KAIROS_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
@@ -440,25 +442,6 @@ Status NeighbourPath(const PageReader& reader, const Descent& d, const Descent::
 
 }  // namespace
 
-void AppendVarint(std::uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-bool ReadVarint(std::string_view* in, std::uint64_t* v) {
-  *v = 0;
-  for (int shift = 0; shift < 64 && !in->empty(); shift += 7) {
-    const auto b = static_cast<std::uint8_t>(in->front());
-    in->remove_prefix(1);
-    *v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) return true;
-  }
-  return false;
-}
-
 NibblePath NibblePath::Child(std::uint8_t nibble) const {
   NibblePath c = *this;
   if (size_ % 2 == 0) {
@@ -688,11 +671,11 @@ void Page::EncodeTo(std::string* out_ptr) const {
   for (int n = 0; n < kSlotsPerPage; ++n) {
     if (leaf_mask_ >> n & 1) {
       out.append(reinterpret_cast<const char*>(p), 64);  // key hash, leaf hash
-      AppendVarint(static_cast<std::uint64_t>(LoadVersion(p + 64)), &out);
+      AppendUvarint(static_cast<std::uint64_t>(LoadVersion(p + 64)), &out);
       p += kLeafBytes;
     } else if (page_mask_ >> n & 1) {
       out.append(reinterpret_cast<const char*>(p), 32);
-      AppendVarint(static_cast<std::uint64_t>(LoadVersion(p + 32)), &out);
+      AppendUvarint(static_cast<std::uint64_t>(LoadVersion(p + 32)), &out);
       p += kChildBytes;
     }
   }
@@ -711,12 +694,12 @@ std::shared_ptr<const Page> Page::Decode(std::string_view in) {
     if (leaf_mask & (1u << i)) {
       Hash kh, leaf;
       std::uint64_t v = 0;
-      if (!ReadHash(&in, &kh) || !ReadHash(&in, &leaf) || !ReadVarint(&in, &v)) return nullptr;
+      if (!ReadHash(&in, &kh) || !ReadHash(&in, &leaf) || !ReadUvarint(&in, &v)) return nullptr;
       s = Slot::LeafWithHash(kh, leaf, static_cast<Version>(v));
     } else if (page_mask & (1u << i)) {
       std::uint64_t v = 0;
       s.kind = Slot::Kind::kPage;
-      if (!ReadHash(&in, &s.hash) || !ReadVarint(&in, &v)) return nullptr;
+      if (!ReadHash(&in, &s.hash) || !ReadUvarint(&in, &v)) return nullptr;
       s.version = static_cast<Version>(v);
     }
   }

@@ -164,10 +164,6 @@ class Page {
   // Followed by the slots' bytes, then one 32-byte hash per bit of two_mask_, in node order.
 };
 
-// LEB128 varints, as in the page and record encodings.
-void AppendVarint(std::uint64_t v, std::string* out);
-bool ReadVarint(std::string_view* in, std::uint64_t* v);  // false when truncated
-
 Hash LeafHash(const Hash& key_hash, const Hash& value_hash);
 Hash InnerHash(const Hash& left, const Hash& right);
 inline constexpr Hash kEmptyHash{};

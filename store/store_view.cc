@@ -15,6 +15,7 @@
 #include <leveldb/db.h>
 #include <leveldb/iterator.h>
 
+#include "store/big_endian.h"
 #include "store/merkle_store.h"
 #include "store/rebuild_cache.h"
 #include "store/records.h"
@@ -209,7 +210,7 @@ Status MerkleStore::ViewGet(const StoreView& view, std::string_view key,
   // not decide what the cache keeps.
   std::string record;
   if (CachedStateRecord(key, 0, &record, /*mark=*/false) == CacheAnswer::kPresent &&
-      static_cast<Version>(ReadBE64(record)) <= view.version_) {
+      static_cast<Version>(ReadBigEndian64(record)) <= view.version_) {
     value->assign(record, 8);
     return Status::OK();
   }
@@ -247,7 +248,7 @@ Status MerkleStore::ReadProofLeaf(LeafPath path, const leveldb::Snapshot* snapsh
     if (auto it = values_by_hash_.find(path.key_hash); it != values_by_hash_.end()) {
       const auto& [key, cached] = *it->second;
       if (cached.record &&
-          ReadBE64(*cached.record) == static_cast<std::uint64_t>(path.leaf_version)) {
+          ReadBigEndian64(*cached.record) == static_cast<std::uint64_t>(path.leaf_version)) {
         out->key = key;
         out->value.assign(*cached.record, 8);
         out->path = std::move(path);
@@ -329,7 +330,7 @@ Status MerkleStore::Rebuild(const StoreView& view, std::unique_ptr<Reconstructio
     const std::string kprefix(1, kCheckpointPrefix);
     const auto take = [&](Base* b, bool backward) -> Status {
       if (it->key().size() != 9) return Status::Corruption("a checkpoint record key is malformed");
-      b->version = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+      b->version = static_cast<Version>(ReadBigEndian64(std::string_view(it->key().data() + 1, 8)));
       Hash hash;
       if (!DecodeRoot(std::string_view(it->value().data(), it->value().size()), &b->root,
                       &hash)) {
@@ -418,7 +419,7 @@ Status MerkleStore::ReplayTo(Version version, Reconstruction* r,
   for (it->Seek(VersionKey(kChangesetPrefix, r->version + 1));
        it->Valid() && it->key().starts_with(cprefix); it->Next()) {
     if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
-    const auto v = static_cast<Version>(ReadBE64(std::string_view(it->key().data() + 1, 8)));
+    const auto v = static_cast<Version>(ReadBigEndian64(std::string_view(it->key().data() + 1, 8)));
     if (v > version) break;
     // A gap is reported below (from the empty tree, the first is the chain's initial height).
     if (r->version != 0 && v != r->version + 1) break;

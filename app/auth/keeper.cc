@@ -2,12 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "abci/varint.h"
 #include "ante/errors.h"
 #include "ante/wire.h"
-#include "app/big_endian.h"
 #include "app/tx_codec.h"
 #include "crypto/bech32.h"
+#include "store/big_endian.h"
+#include "store/varint.h"
 
 namespace kairos::app::auth {
 
@@ -99,31 +99,22 @@ struct Field {
   std::string_view bytes;
 };
 
-bool ReadVarint(std::string_view& in, std::uint64_t* v) {
-  auto r = abci::DecodeUvarint(
-      {reinterpret_cast<const std::uint8_t*>(in.data()), in.size()});
-  if (r.status != abci::UvarintStatus::kOk) return false;
-  *v = r.value;
-  in.remove_prefix(r.length);
-  return true;
-}
-
 // Reads the next field; false at the end or on malformed input (`*bad` tells which).
 bool NextField(std::string_view& in, Field* f, bool* bad) {
   *bad = false;
   if (in.empty()) return false;
   std::uint64_t tag = 0;
-  if (!ReadVarint(in, &tag) || (tag >> 3) == 0 || (tag >> 3) > (1u << 29)) {
+  if (!ReadUvarint(&in, &tag) || (tag >> 3) == 0 || (tag >> 3) > (1u << 29)) {
     *bad = true;
     return false;
   }
   f->number = static_cast<int>(tag >> 3);
   f->wire_type = static_cast<int>(tag & 7);
   if (f->wire_type == 0) {
-    if (!ReadVarint(in, &f->varint)) *bad = true;
+    if (!ReadUvarint(&in, &f->varint)) *bad = true;
   } else if (f->wire_type == 2) {
     std::uint64_t len = 0;
-    if (!ReadVarint(in, &len) || len > in.size()) {
+    if (!ReadUvarint(&in, &len) || len > in.size()) {
       *bad = true;
     } else {
       f->bytes = in.substr(0, len);
@@ -150,14 +141,8 @@ bool DecodeKeyMessage(std::string_view msg, std::string* key) {
 
 namespace {
 
-std::size_t VarintSize(std::uint64_t v) {
-  std::size_t n = 1;
-  for (; v >= 0x80; v >>= 7) ++n;
-  return n;
-}
-
 // The encoded size of a length-delimited field numbered below 16 (a one-byte tag).
-std::size_t BytesFieldSize(std::size_t length) { return 1 + VarintSize(length) + length; }
+std::size_t BytesFieldSize(std::size_t length) { return 1 + UvarintSize(length) + length; }
 
 }  // namespace
 
@@ -184,11 +169,11 @@ void AuthKeeper::AppendAccount(const ante::Account& a, std::string* out) {
         a.pub_key->key.empty() ? 0 : BytesFieldSize(a.pub_key->key.size());
     const std::size_t any = BytesFieldSize(type_url.size()) + (key_msg ? BytesFieldSize(key_msg) : 0);
     ante::wire::AppendTag(2, 2, out);
-    ante::wire::AppendVarint(any, out);
+    AppendUvarint(any, out);
     AppendBytesField(1, type_url, out);
     if (key_msg) {
       ante::wire::AppendTag(2, 2, out);
-      ante::wire::AppendVarint(key_msg, out);
+      AppendUvarint(key_msg, out);
       AppendBytesField(1, a.pub_key->key, out);
     }
   }

@@ -1,5 +1,6 @@
 #include "app/client/chain_queries.h"
 
+#include "ante/errors.h"
 #include "cosmos/auth/v1beta1/auth.pb.h"
 #include "cosmos/auth/v1beta1/query.pb.h"
 #include "cosmos/bank/v1beta1/query.pb.h"
@@ -10,7 +11,6 @@ namespace kairos::client {
 
 namespace {
 
-constexpr std::uint32_t kCodeKeyNotFound = 22;  // sdk ErrKeyNotFound
 // AllBalances pages are followed up to this many (a denom per entry; far beyond any real use).
 constexpr int kMaxPages = 1000;
 
@@ -25,7 +25,7 @@ Result<std::int64_t> QueryProto(RpcClient& rpc, std::string_view path,
     std::string message = "code " + std::to_string(r->code);
     if (!r->codespace.empty()) message += " (" + r->codespace + ")";
     message += ": " + (r->log.empty() ? std::string("no log") : r->log);
-    if (r->code == kCodeKeyNotFound) return Status::NotFound(message);
+    if (r->code == ante::kKeyNotFound) return Status::NotFound(message);
     return Status::InvalidArgument(message);
   }
   if (!out->ParseFromString(r->value)) {

@@ -5,10 +5,10 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
-#include "app/big_endian.h"
 #include "app/locks/errors.h"
 #include "app/proto_util.h"
 #include "crypto/bech32.h"
+#include "store/big_endian.h"
 
 namespace kairos::app::locks {
 
