@@ -6,6 +6,7 @@
 #include "app/bank/module.h"
 #include "app/locks/module.h"
 #include "app/module_list.h"
+#include "app/poa/module.h"
 
 namespace kairos::app {
 
@@ -13,6 +14,7 @@ void AddChainModules(ModuleList& list) {
   auto& auth = list.Add<auth::AuthModule>();
   auto& bank = list.Add<bank::BankModule>(auth.keeper());
   list.Add<locks::LocksModule>(bank.keeper());
+  list.Add<poa::PoaModule>();
 }
 
 }  // namespace kairos::app
