@@ -63,10 +63,21 @@ struct ProtoPath {
   int index = -1;
 
   std::string Render() const {
-    std::string out = parent ? parent->Render() + "." : std::string();
-    out += name;
-    if (index >= 0) out += "[" + std::to_string(index) + "]";
+    std::string out;
+    AppendTo(&out);
     return out;
+  }
+  void AppendTo(std::string* out) const {
+    if (parent != nullptr) {
+      parent->AppendTo(out);
+      out->push_back('.');
+    }
+    out->append(name);
+    if (index >= 0) {
+      out->push_back('[');
+      out->append(std::to_string(index));
+      out->push_back(']');
+    }
   }
 };
 
