@@ -21,6 +21,7 @@
 #include "app/client/cli_util.h"
 #include "app/client/config_commands.h"
 #include "app/client/locks_commands.h"
+#include "app/client/poa_commands.h"
 #include "app/client/node_commands.h"
 #include "app/client/encoding.h"
 #include "app/client/genesis_edit.h"
@@ -234,6 +235,7 @@ void AddTxCommands(CLI::App& app, const std::string& home) {
   AddTxFlags(send, &f->tx);
   send->callback([&home, f] { RunSend(home, *f); });
   AddLocksTxCommands(*tx, home);
+  AddPoaTxCommands(*tx, home);
 }
 
 // ---- query ------------------------------------------------------------------------------
@@ -383,6 +385,7 @@ void AddQueryCommands(CLI::App& app, const std::string& home) {
   mempool->callback([&home, f] { RunQueryMempool(home, *f); });
   AddNodeQueryCommands(*query);
   AddLocksQueryCommands(*query, home);
+  AddPoaQueryCommands(*query, home);
 }
 
 // ---- genesis ----------------------------------------------------------------------------
