@@ -1,18 +1,20 @@
-// KairosApp: the state machine behind kairosd.
+// KairosApp: the state machine behind kairosd, as an ABCI facade over the chain's modules
+// (app/module_list.h). Its definitions are in three files: kairos_app.cc (open, Info, Query, the
+// mempool connection, snapshots), init_chain.cc (InitChain) and block_executor.cc (proposals,
+// FinalizeBlock, Commit); the queries are query_router.h's, the mempool tx_pool.h's.
 //
 // State lives in the authenticated store (store/MerkleStore): the app hash is its root. Txs are
 // Cosmos SDK v0.53 TxRaw bytes (app/tx_codec), run by TxRunner through the ante pipeline
-// (ante/) and the message handlers (x/auth, x/bank and the lease locks: app/auth, app/bank,
-// app/locks).
+// (ante/) and the module of each message (app/app_modules.cc: auth, bank, locks, poa).
 //
-// InitChain reads the genesis app_state (app/genesis) and writes the chain identity, the
-// chain-wide limits (from genesis, never from this node's config), the params, the accounts and
-// the balances; they are committed with the first block. An empty block writes nothing, so the
+// InitChain reads the genesis app_state (app/genesis: one part per module) and writes the chain
+// identity, the chain-wide limits (from genesis, never from this node's config) and each
+// module's genesis, in the list's order; they are committed with the first block. An empty block writes nothing, so the
 // app hash stays the same and CometBFT's create_empty_blocks = false can idle.
 //
-// FinalizeBlock: PreBlock (purge the unordered nonces whose timeout is <= the block time), then
-// each tx (ante branch, then message branch), then EndBlock (the locks module ends up to
-// end_block_cleanup_limit expired sessions), then the root. While the txs run in block order,
+// FinalizeBlock: every module's PreBlock (auth purges the unordered nonces whose timeout is <=
+// the block time), then each tx (ante branch, then message branch), then every module's EndBlock
+// (locks ends expired sessions; poa returns the block's validator updates), then the root. While the txs run in block order,
 // signature_threads - 1 helper threads verify the block's signatures from its back into the
 // signature cache (app/block_signatures.h), so the results never depend on the threads.
 //
