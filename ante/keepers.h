@@ -43,7 +43,9 @@ struct AuthParams {
 class AccountKeeper {
  public:
   virtual ~AccountKeeper() = default;
-  virtual const AuthParams& params() const = 0;
+  // The params of the last committed block (a copy: the app may replace them at Commit while a
+  // query thread simulates a tx).
+  virtual AuthParams params() const = 0;
   // nullopt when the account does not exist. Not OK only when the store fails. `stored_bytes`
   // (if given) receives the bytes the read was charged for: key plus value (key alone when the
   // account does not exist).

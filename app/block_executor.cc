@@ -265,6 +265,14 @@ pb::ResponseCommit KairosApp::Commit(const pb::RequestCommit&) {
   staged_height_ = 0;
   last_block_time_ = staged_block_time_;
   genesis_.clear();
+  // A param change the block made (MsgUpdateParams) applies from the next block: the modules
+  // refresh what they cache from the committed state, before the mempool rechecks against it.
+  for (const auto& m : modules_->modules()) {
+    if (Status s = m->LoadState(*store_); !s.ok()) {
+      StopOnBrokenStore("loading the " + std::string(m->name()) + " module's state after the "
+                        "Commit of height " + std::to_string(store_->version()), s);
+    }
+  }
   const auto commit_done = std::chrono::steady_clock::now();
   pool_.AfterCommit(*store_, limits_, store_->version(), staged_hashes_, staged_senders_,
                     CheckBlockInfo());

@@ -152,8 +152,9 @@ class Module {
   virtual Result<std::optional<nlohmann::json>> ExportGenesis(const store::KvReader& state) const;
 
   // Refreshes what the module keeps in memory from the state (params it caches), on the
-  // executor: when the app opens a committed store and after InitChain, before any query
-  // thread reads it. Not OK when the store fails or holds a malformed record.
+  // executor: when the app opens a committed store, after InitChain, and after each Commit (so
+  // that a param change applies from the next block); query threads may be reading the old
+  // values meanwhile, so the module swaps them under its own lock. Not OK when the store fails or holds a malformed record.
   virtual Status LoadState(const store::KvReader&) { return Status::OK(); }
 
   // Block hooks, on the block's branch, without a gas meter. Not OK only when the store fails.
@@ -198,5 +199,16 @@ class AuthorityKeeper {
   // The authority's raw address; empty when the chain has none. Not OK when the store fails.
   virtual Result<std::string> GetAuthority(const store::KvReader& state) const = 0;
 };
+
+// ValidateBasic of an address field: code 7 "invalid <what> address: N bytes, want 20" unless
+// `raw` is 20 bytes.
+ante::TxStatus CheckAddressSize(std::string_view raw, std::string_view what);
+
+// The check every message only the authority may send makes (each module's MsgUpdateParams,
+// poa's messages): OK when `signer` (raw) is the chain's authority; code 4 otherwise, "expected
+// authority kairos1..., got kairos1...", also when the chain has none (`keeper` null: no module
+// of the chain provides AuthorityKeeper; or an empty authority). Store failures: code 1.
+ante::TxStatus CheckAuthority(const AuthorityKeeper* keeper, const store::KvReader& state,
+                              std::string_view signer);
 
 }  // namespace kairos::app

@@ -3,11 +3,45 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "crypto/bech32.h"
 #include "crypto/hash.h"
 
 namespace kairos::app {
 
 std::string ModuleAddress(std::string_view name) { return crypto::Sha256(name).substr(0, 20); }
+
+ante::TxStatus CheckAddressSize(std::string_view raw, std::string_view what) {
+  if (raw.size() != crypto::kAddressBytes) {
+    return ante::TxStatus::Error(ante::kInvalidAddress,
+                                 "invalid " + std::string(what) + " address: " +
+                                     std::to_string(raw.size()) + " bytes, want " +
+                                     std::to_string(crypto::kAddressBytes));
+  }
+  return ante::TxStatus::OK();
+}
+
+ante::TxStatus CheckAuthority(const AuthorityKeeper* keeper, const store::KvReader& state,
+                              std::string_view signer) {
+  const std::string got = signer.empty() ? "\"\"" : crypto::EncodeAccountAddress(signer);
+  if (keeper == nullptr) {
+    return ante::TxStatus::Error(ante::kUnauthorized,
+                                 "expected authority (none: this chain has no module that keeps "
+                                 "one, such as poa), got " + got);
+  }
+  auto authority = keeper->GetAuthority(state);
+  if (!authority.ok()) return ante::TxStatus::FromStore(authority.status());
+  if (authority->empty()) {
+    return ante::TxStatus::Error(ante::kUnauthorized,
+                                 "expected authority (none: this chain's genesis sets no "
+                                 "app_state.poa.authority), got " + got);
+  }
+  if (*authority != signer) {
+    return ante::TxStatus::Error(ante::kUnauthorized, "expected authority " +
+                                                          crypto::EncodeAccountAddress(*authority) +
+                                                          ", got " + got);
+  }
+  return ante::TxStatus::OK();
+}
 
 // ---- Module's defaults: a module that has no messages, queries, genesis or hooks -----------
 

@@ -66,19 +66,23 @@ Result<ante::AuthParams> AuthKeeper::DecodeParams(std::string_view text) {
   }
 }
 
-Status AuthKeeper::LoadParams(const store::KvReader& kv) {
+Result<ante::AuthParams> AuthKeeper::ReadParams(const store::KvReader& kv) const {
   std::string value;
   Status s = kv.Get(kParamsKey, &value);
-  if (s.IsNotFound()) return Status::OK();
+  if (s.IsNotFound()) return params();
   if (!s.ok()) return s;
-  auto p = DecodeParams(value);
+  return DecodeParams(value);
+}
+
+Status AuthKeeper::LoadParams(const store::KvReader& kv) {
+  auto p = ReadParams(kv);
   if (!p.ok()) return p.status();
-  params_ = *p;
+  set_params(*p);
   return Status::OK();
 }
 
-Status AuthKeeper::SaveParams(store::KvStore& kv) const {
-  return kv.Set(kParamsKey, EncodeParams(params_));
+Status AuthKeeper::WriteParams(store::KvStore& kv, const ante::AuthParams& p) const {
+  return kv.Set(kParamsKey, EncodeParams(p));
 }
 
 // BaseAccount is read and written several times per tx (fee, pubkey, signature, sequence), so

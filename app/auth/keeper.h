@@ -5,16 +5,21 @@
 // Store layout (keys are bytes):
 //   auth/acc/<20-byte address>          cosmos.auth.v1beta1.BaseAccount (canonical protobuf)
 //   auth/next_account_number            8-byte big-endian
-//   auth/params                         JSON object, keys sorted (written at genesis)
+//   auth/params                         JSON object, keys sorted (written at genesis and by
+//                                       MsgUpdateParams)
 //   auth/unordered/<8 bytes><address>   "\x01"; the 8 bytes are the timeout's UnixNano,
 //                                       big-endian with the sign bit flipped, so expiry is one
 //                                       ordered range scan from the start of the prefix.
 // (The SDK stores an empty value; Kairos values are never empty, so the marker is one byte.)
 //
-// Thread-compatible: const methods only read the keeper's own members; state is in the
-// store argument.
+// Thread-safety: the cached params (params(), what the ante uses) are those of the last
+// committed block: the executor replaces them (set_params, LoadParams at open, InitChain and
+// after each Commit) under a mutex while query threads read them (Simulate). A change written by
+// MsgUpdateParams thus applies from the next block, on every node. The other const methods only
+// read the keeper's own members; state is in the store argument.
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,17 +31,28 @@ namespace kairos::app::auth {
 class AuthKeeper final : public ante::AccountKeeper {
  public:
   explicit AuthKeeper(ante::AuthParams params = {}) : params_(params) {}
+  AuthKeeper(const AuthKeeper&) = delete;
+  AuthKeeper& operator=(const AuthKeeper&) = delete;
 
   static std::string AccountKey(std::string_view address);
   static std::string UnorderedNonceKey(std::int64_t timeout_unix_nanos, std::string_view signer);
   static constexpr std::string_view kUnorderedPrefix = "auth/unordered/";
   static constexpr std::string_view kParamsKey = "auth/params";
 
-  const ante::AuthParams& params() const override { return params_; }
-  void set_params(const ante::AuthParams& p) { params_ = p; }
-  // Reads the params from the state (OK and unchanged if the state has none yet).
+  ante::AuthParams params() const override {
+    std::lock_guard<std::mutex> lock(params_mu_);
+    return params_;
+  }
+  void set_params(const ante::AuthParams& p) {
+    std::lock_guard<std::mutex> lock(params_mu_);
+    params_ = p;
+  }
+  // Reads the params from the state into the cache (OK and unchanged if the state has none yet).
   Status LoadParams(const store::KvReader& kv);
-  Status SaveParams(store::KvStore& kv) const;
+  // The params stored in `kv` (the cached ones when it has none yet): what MsgUpdateParams
+  // changes within a block.
+  Result<ante::AuthParams> ReadParams(const store::KvReader& kv) const;
+  Status WriteParams(store::KvStore& kv, const ante::AuthParams& p) const;
   static std::string EncodeParams(const ante::AuthParams& p);
   static Result<ante::AuthParams> DecodeParams(std::string_view json);
 
@@ -72,7 +88,8 @@ class AuthKeeper final : public ante::AccountKeeper {
   static Result<ante::Account> DecodeAccount(std::string_view bytes, std::string_view address);
 
  private:
-  ante::AuthParams params_;
+  mutable std::mutex params_mu_;
+  ante::AuthParams params_;  // guarded by params_mu_
 };
 
 }  // namespace kairos::app::auth

@@ -1,6 +1,8 @@
 #include "app/auth/module.h"
 
 #include "app/auth/genesis.h"
+#include "app/auth/msg_server.h"
+#include "app/module_list.h"
 #include "app/proto_util.h"
 #include "cosmos/auth/v1beta1/query.pb.h"
 #include "crypto/bech32.h"
@@ -10,6 +12,32 @@ namespace kairos::app::auth {
 
 void AuthModule::Provide(ModuleServices& services) {
   services.Provide<ante::AccountKeeper>(&keeper_);
+}
+
+void AuthModule::Bind(const ModuleList& list) {
+  authority_ = list.services().Find<AuthorityKeeper>();
+}
+
+std::vector<std::string_view> AuthModule::msg_type_urls() const {
+  return {MsgUpdateParams::kTypeUrl};
+}
+
+bool AuthModule::DecodeMsg(std::string_view type_url, std::string_view value, ProtoReader& reader,
+                           const ProtoPath& at, ante::Msg* out) const {
+  return auth::DecodeMsg(reader, type_url, value, at, out);
+}
+
+ante::TxStatus AuthModule::ValidateBasic(const ante::Msg& msg) const {
+  if (const auto* m = msg.As<MsgUpdateParams>()) return auth::ValidateBasic(*m);
+  return Module::ValidateBasic(msg);
+}
+
+ante::TxStatus AuthModule::Handle(ante::Context& ctx, const ante::Msg& msg,
+                                  std::size_t msg_index) const {
+  if (const auto* m = msg.As<MsgUpdateParams>()) {
+    return HandleUpdateParams(ctx, keeper_, authority_, *m, msg_index);
+  }
+  return Module::Handle(ctx, msg, msg_index);
 }
 
 Result<std::unique_ptr<ModuleGenesis>> AuthModule::ParseGenesis(

@@ -3,7 +3,8 @@
 // genesis (params and accounts).
 //
 // Thread-safety: immutable after the module list is bound, except the keeper's cached params,
-// which only the executor sets (KairosApp, at InitChain and open).
+// which only the executor sets (KairosApp: at open, InitChain and after each Commit, through
+// LoadState), under the keeper's mutex.
 #pragma once
 
 #include <string>
@@ -23,6 +24,16 @@ class AuthModule final : public Module {
 
   std::string_view name() const override { return kName; }
   void Provide(ModuleServices& services) override;
+  // Finds the chain's AuthorityKeeper (MsgUpdateParams).
+  void Bind(const ModuleList& list) override;
+
+  // /cosmos.auth.v1beta1.MsgUpdateParams (msgs.h, msg_server.h).
+  std::vector<std::string_view> msg_type_urls() const override;
+  bool DecodeMsg(std::string_view type_url, std::string_view value, ProtoReader& reader,
+                 const ProtoPath& at, ante::Msg* out) const override;
+  ante::TxStatus ValidateBasic(const ante::Msg& msg) const override;
+  ante::TxStatus Handle(ante::Context& ctx, const ante::Msg& msg,
+                        std::size_t msg_index) const override;
 
   Result<std::unique_ptr<ModuleGenesis>> ParseGenesis(
       const nlohmann::json* section) const override;
@@ -38,6 +49,7 @@ class AuthModule final : public Module {
 
  private:
   AuthKeeper keeper_;
+  const AuthorityKeeper* authority_ = nullptr;  // null: the chain has none
 };
 
 }  // namespace kairos::app::auth

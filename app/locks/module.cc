@@ -5,6 +5,7 @@
 #include "app/locks/genesis.h"
 #include "app/locks/params.h"
 #include "app/locks/queries.h"
+#include "app/module_list.h"
 
 namespace kairos::app::locks {
 
@@ -14,6 +15,7 @@ auto LocksModule::Visit(const ante::Msg& msg, F&& f) const {
   if (const auto* m = msg.As<MsgRefundRegistration>()) return f(*m);
   if (const auto* m = msg.As<MsgAcquire>()) return f(*m);
   if (const auto* m = msg.As<MsgWrite>()) return f(*m);
+  if (const auto* m = msg.As<MsgUpdateParams>()) return f(*m);
   return f(msg.Get<MsgRelease>());
 }
 
@@ -21,7 +23,11 @@ std::vector<std::string> LocksModule::module_accounts() const { return {EscrowAd
 
 std::vector<std::string_view> LocksModule::msg_type_urls() const {
   return {MsgRegister::kTypeUrl, MsgRefundRegistration::kTypeUrl, MsgAcquire::kTypeUrl,
-          MsgWrite::kTypeUrl, MsgRelease::kTypeUrl};
+          MsgWrite::kTypeUrl, MsgRelease::kTypeUrl, MsgUpdateParams::kTypeUrl};
+}
+
+void LocksModule::Bind(const ModuleList& list) {
+  server_.set_authority(list.services().Find<AuthorityKeeper>());
 }
 
 bool LocksModule::DecodeMsg(std::string_view type_url, std::string_view value,

@@ -27,6 +27,8 @@ class LocksModule final : public Module {
 
   std::string_view name() const override { return kModuleName; }
   std::vector<std::string> module_accounts() const override;
+  // Finds the chain's AuthorityKeeper (MsgUpdateParams).
+  void Bind(const ModuleList& list) override;
 
   std::vector<std::string_view> msg_type_urls() const override;
   bool DecodeMsg(std::string_view type_url, std::string_view value, ProtoReader& reader,

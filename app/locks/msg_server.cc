@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "app/authority_msg.h"
 #include "crypto/bech32.h"
 
 namespace kairos::app::locks {
@@ -14,16 +15,6 @@ constexpr std::size_t kMaxResourceBytes = 64;
 constexpr std::size_t kMaxKeyBytes = 128;
 
 bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-TxStatus CheckAddress(const std::string& raw, std::string_view what) {
-  if (raw.size() != crypto::kAddressBytes) {
-    return TxStatus::Error(ante::kInvalidAddress,
-                           "invalid " + std::string(what) + " address: " +
-                               std::to_string(raw.size()) + " bytes, want " +
-                               std::to_string(crypto::kAddressBytes));
-  }
-  return TxStatus::OK();
-}
 
 TxStatus CheckSlot(const LockSlot& slot, std::string_view where) {
   if (auto problem = SlotProblem(slot)) {
@@ -59,16 +50,16 @@ std::optional<std::string> SlotProblem(const LockSlot& slot) {
 }
 
 TxStatus ValidateBasic(const MsgRegister& msg) {
-  return CheckAddress(msg.sender, "sender");
+  return CheckAddressSize(msg.sender, "sender");
 }
 
 TxStatus ValidateBasic(const MsgRefundRegistration& msg) {
-  if (TxStatus s = CheckAddress(msg.sender, "sender"); !s.ok()) return s;
-  return CheckAddress(msg.address, "registration");
+  if (TxStatus s = CheckAddressSize(msg.sender, "sender"); !s.ok()) return s;
+  return CheckAddressSize(msg.address, "registration");
 }
 
 TxStatus ValidateBasic(const MsgAcquire& msg) {
-  if (TxStatus s = CheckAddress(msg.sender, "sender"); !s.ok()) return s;
+  if (TxStatus s = CheckAddressSize(msg.sender, "sender"); !s.ok()) return s;
   if (msg.slots.empty()) {
     return TxStatus::Error(ante::kInvalidRequest, "MsgAcquire needs at least one slot");
   }
@@ -85,7 +76,7 @@ TxStatus ValidateBasic(const MsgAcquire& msg) {
 }
 
 TxStatus ValidateBasic(const MsgWrite& msg) {
-  if (TxStatus s = CheckAddress(msg.sender, "sender"); !s.ok()) return s;
+  if (TxStatus s = CheckAddressSize(msg.sender, "sender"); !s.ok()) return s;
   if (TxStatus s = CheckSlot(msg.slot, "MsgWrite"); !s.ok()) return s;
   if (msg.op != LockWriteOp::kSet && msg.op != LockWriteOp::kAdd) {
     return TxStatus::Error(ante::kInvalidRequest, "MsgWrite.op must be set (1) or add (2)");
@@ -94,8 +85,16 @@ TxStatus ValidateBasic(const MsgWrite& msg) {
 }
 
 TxStatus ValidateBasic(const MsgRelease& msg) {
-  if (TxStatus s = CheckAddress(msg.sender, "sender"); !s.ok()) return s;
-  return CheckAddress(msg.holder, "holder");
+  if (TxStatus s = CheckAddressSize(msg.sender, "sender"); !s.ok()) return s;
+  return CheckAddressSize(msg.holder, "holder");
+}
+
+TxStatus ValidateBasic(const MsgUpdateParams& msg) {
+  if (TxStatus s = CheckAddressSize(msg.authority, "authority"); !s.ok()) return s;
+  if (Status s = Validate(msg.params); !s.ok()) {
+    return TxStatus::Error(ante::kInvalidRequest, "MsgUpdateParams.params." + s.message());
+  }
+  return TxStatus::OK();
 }
 
 template <class Msg>
@@ -157,6 +156,33 @@ TxStatus MsgServer::Handle(ante::Context& ctx, const MsgRelease& msg,
   Params p;
   if (TxStatus s = Begin(ctx, msg, MsgRelease::kTypeUrl, msg_index, &p); !s.ok()) return s;
   return keeper_.Release(ctx, p, msg.sender, msg.holder, nullptr);
+}
+
+TxStatus MsgServer::Handle(ante::Context& ctx, const MsgUpdateParams& msg,
+                           std::size_t msg_index) const {
+  if (TxStatus s = ValidateBasic(msg); !s.ok()) return s;
+  if (TxStatus s = BeginAuthorityMsg(ctx, authority_, msg.authority, MsgUpdateParams::kTypeUrl,
+                                     kModuleName, msg_index);
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = keeper_.SetParams(*ctx.store, msg.params); !s.ok()) {
+    return TxStatus::FromStore(s);
+  }
+  const Params& p = msg.params;
+  ctx.Emit("locks_update_params",
+           {{"session_period", std::to_string(p.session_period)},
+            {"cooloff_period", std::to_string(p.cooloff_period)},
+            {"whitelist_period", std::to_string(p.whitelist_period)},
+            {"refund_holding_period", std::to_string(p.refund_holding_period)},
+            {"base_deposit", ante::ToString(p.base_deposit)},
+            {"whitelist_fee", ante::ToString(p.whitelist_fee)},
+            {"max_locks_per_session", std::to_string(p.max_locks_per_session)},
+            {"scale_refund", p.scale_refund ? "true" : "false"},
+            {"release_bounty_bps", std::to_string(p.release_bounty_bps)},
+            {"forfeit_sink", p.forfeit_sink},
+            {"end_block_cleanup_limit", std::to_string(p.end_block_cleanup_limit)}});
+  return TxStatus::OK();
 }
 
 }  // namespace kairos::app::locks

@@ -14,6 +14,7 @@
 #include "ante/errors.h"
 #include "app/locks/msgs.h"
 #include "app/locks/keeper.h"
+#include "app/module.h"
 
 namespace kairos::app::locks {
 
@@ -28,6 +29,9 @@ ante::TxStatus ValidateBasic(const MsgRefundRegistration& msg);
 ante::TxStatus ValidateBasic(const MsgAcquire& msg);
 ante::TxStatus ValidateBasic(const MsgWrite& msg);
 ante::TxStatus ValidateBasic(const MsgRelease& msg);
+// Code 7 for an authority that is not 20 bytes; 18 "MsgUpdateParams.params.<field>: <why>" for
+// params the genesis would refuse (params.h Validate).
+ante::TxStatus ValidateBasic(const MsgUpdateParams& msg);
 
 class MsgServer {
  public:
@@ -44,6 +48,14 @@ class MsgServer {
                         std::size_t msg_index) const;
   ante::TxStatus Handle(ante::Context& ctx, const MsgRelease& msg,
                         std::size_t msg_index) const;
+  // Only the chain's authority (app::CheckAuthority, code 4). The params apply to the messages
+  // after it, also later in the same block: every locks message reads them from the store, as
+  // the SDK's keepers do (GetParams(ctx) per message).
+  ante::TxStatus Handle(ante::Context& ctx, const MsgUpdateParams& msg,
+                        std::size_t msg_index) const;
+
+  // Once, when the module list is bound (null: the chain has no authority).
+  void set_authority(const AuthorityKeeper* authority) { authority_ = authority; }
 
   const LocksKeeper& keeper() const { return keeper_; }
 
@@ -54,6 +66,7 @@ class MsgServer {
                        std::size_t msg_index, Params* params) const;
 
   LocksKeeper keeper_;
+  const AuthorityKeeper* authority_ = nullptr;
 };
 
 }  // namespace kairos::app::locks

@@ -1,7 +1,9 @@
 #include "app/locks/msgs.h"
 
+#include <limits>
 #include <utility>
 
+#include "app/authority_msg.h"
 #include "app/proto_util.h"
 #include "kairos/locks/v1/tx.pb.h"
 
@@ -37,6 +39,20 @@ constexpr FieldSpec kMsgReleaseFields[] = {
     {1, "sender", ProtoKind::kString},
     {2, "holder", ProtoKind::kString},
 };
+constexpr FieldSpec kParamsFields[] = {
+    {1, "session_period", ProtoKind::kUint64},
+    {2, "cooloff_period", ProtoKind::kUint64},
+    {3, "whitelist_period", ProtoKind::kUint64},
+    {4, "refund_holding_period", ProtoKind::kUint64},
+    {5, "base_deposit", ProtoKind::kString},
+    {6, "whitelist_fee", ProtoKind::kString},
+    {7, "max_locks_per_session", ProtoKind::kUint64},
+    {8, "scale_refund", ProtoKind::kBool},
+    {9, "release_bounty_bps", ProtoKind::kUint64},
+    {10, "forfeit_sink", ProtoKind::kString},
+    {11, "end_block_cleanup_limit", ProtoKind::kUint64},
+};
+constexpr MessageSpec kParamsSpec{"Params", kParamsFields};
 constexpr MessageSpec kLockSlotSpec{"Slot", kLockSlotFields};
 constexpr MessageSpec kMsgRegisterSpec{"MsgRegister", kMsgRegisterFields};
 constexpr MessageSpec kMsgRefundRegistrationSpec{"MsgRefundRegistration",
@@ -60,7 +76,51 @@ bool DecodeLockSlot(ProtoReader& reader, std::string_view data, const ProtoPath&
   });
 }
 
+// kairos.locks.v1.Params, canonical, into *out (then FromProto: a period past int64 or a bad
+// amount is a decode error naming the field).
+bool DecodeParams(ProtoReader& reader, std::string_view data, const ProtoPath& path,
+                  Params* out) {
+  lpb::Params pb;
+  bool ok = reader.Walk(data, kParamsSpec, path,
+                        [&](const FieldSpec& f, std::uint64_t v, std::string_view b) {
+                          switch (f.number) {
+                            case 1: pb.set_session_period(v); break;
+                            case 2: pb.set_cooloff_period(v); break;
+                            case 3: pb.set_whitelist_period(v); break;
+                            case 4: pb.set_refund_holding_period(v); break;
+                            case 5: pb.set_base_deposit(std::string(b)); break;
+                            case 6: pb.set_whitelist_fee(std::string(b)); break;
+                            case 7: pb.set_max_locks_per_session(v); break;
+                            case 8: pb.set_scale_refund(v != 0); break;
+                            case 9:
+                              if (v > std::numeric_limits<std::uint32_t>::max()) {
+                                return reader.FailAt(path, kParamsSpec, f.name, f.number,
+                                                     "not a uint32: " + std::to_string(v));
+                              }
+                              pb.set_release_bounty_bps(static_cast<std::uint32_t>(v));
+                              break;
+                            case 10: pb.set_forfeit_sink(std::string(b)); break;
+                            case 11: pb.set_end_block_cleanup_limit(v); break;
+                          }
+                          return true;
+                        });
+  if (!ok) return false;
+  auto params = FromProto(pb);
+  if (!params.ok()) {
+    return reader.Fail(ante::kTxDecode, path.Render() + ": " + params.status().message());
+  }
+  *out = std::move(*params);
+  return true;
+}
+
 }  // namespace
+
+std::string MsgUpdateParams::Encode() const {
+  lpb::MsgUpdateParams pb;
+  pb.set_authority(AddressText(authority_address, authority));
+  *pb.mutable_params() = ToProto(params);
+  return SerializeDeterministic(pb);
+}
 
 std::string MsgRegister::Encode() const {
   lpb::MsgRegister pb;
@@ -190,6 +250,20 @@ bool DecodeMsg(ProtoReader& reader, std::string_view type_url, std::string_view 
     m.sender_address = std::string(sender);
     if (!reader.DecodeAddress(sender, path, "sender", &m.sender)) return false;
     if (!reader.DecodeAmountField(max_deposit, path, "MsgWrite.max_deposit", &m.max_deposit)) {
+      return false;
+    }
+    *out = std::move(m);
+    return true;
+  }
+  if (type_url == MsgUpdateParams::kTypeUrl) {
+    MsgUpdateParams m;
+    // An absent params message is all zero (not the defaults), which ValidateBasic refuses.
+    m.params = *FromProto(lpb::Params{});
+    auto decode_params = [&](std::string_view b, const ProtoPath& at) {
+      return DecodeParams(reader, b, at, &m.params);
+    };
+    if (!DecodeUpdateParams(reader, data, path, &m.authority_address, &m.authority,
+                            decode_params)) {
       return false;
     }
     *out = std::move(m);

@@ -11,6 +11,7 @@
 
 #include "ante/coins.h"
 #include "ante/msg.h"
+#include "app/locks/params.h"
 #include "app/proto_reader.h"
 
 namespace kairos::app::locks {
@@ -72,6 +73,17 @@ struct MsgRelease {
   std::string holder_address;
   std::string holder;
   const std::string& signer() const { return sender; }
+  std::string Encode() const;
+};
+
+// Replaces the module's params; only the chain's authority may send it (msg_server.h).
+struct MsgUpdateParams {
+  static constexpr std::string_view kTypeUrl = "/kairos.locks.v1.MsgUpdateParams";
+  std::string authority_address;  // the bech32 text as sent; empty when built in code
+  std::string authority;          // raw
+  // As sent, not yet validated; an absent params message decodes as all zero.
+  Params params;
+  const std::string& signer() const { return authority; }
   std::string Encode() const;
 };
 

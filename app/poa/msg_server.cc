@@ -1,5 +1,6 @@
 #include "app/poa/msg_server.h"
 
+#include "app/authority_msg.h"
 #include "app/hex.h"
 #include "crypto/base64.h"
 #include "crypto/bech32.h"
@@ -10,16 +11,6 @@ namespace {
 
 using ante::TxStatus;
 
-TxStatus CheckAddress(const std::string& raw, std::string_view what) {
-  if (raw.size() != crypto::kAddressBytes) {
-    return TxStatus::Error(ante::kInvalidAddress,
-                           "invalid " + std::string(what) + " address: " +
-                               std::to_string(raw.size()) + " bytes, want " +
-                               std::to_string(crypto::kAddressBytes));
-  }
-  return TxStatus::OK();
-}
-
 std::string Bech32(std::string_view raw) {
   return raw.empty() ? std::string() : crypto::EncodeAccountAddress(raw);
 }
@@ -27,9 +18,9 @@ std::string Bech32(std::string_view raw) {
 }  // namespace
 
 TxStatus ValidateBasic(const MsgSetValidator& msg) {
-  if (TxStatus s = CheckAddress(msg.authority, "authority"); !s.ok()) return s;
+  if (TxStatus s = CheckAddressSize(msg.authority, "authority"); !s.ok()) return s;
   if (!msg.operator_address.empty()) {
-    if (TxStatus s = CheckAddress(msg.operator_address, "operator"); !s.ok()) return s;
+    if (TxStatus s = CheckAddressSize(msg.operator_address, "operator"); !s.ok()) return s;
   }
   if (msg.pub_key.bytes.empty()) {
     return TxStatus::Error(ante::kInvalidPubKey, "MsgSetValidator.pub_key is required");
@@ -57,12 +48,12 @@ TxStatus ValidateBasic(const MsgSetValidator& msg) {
 }
 
 TxStatus ValidateBasic(const MsgUpdateAuthority& msg) {
-  if (TxStatus s = CheckAddress(msg.authority, "authority"); !s.ok()) return s;
-  return CheckAddress(msg.new_authority, "new authority");
+  if (TxStatus s = CheckAddressSize(msg.authority, "authority"); !s.ok()) return s;
+  return CheckAddressSize(msg.new_authority, "new authority");
 }
 
 TxStatus ValidateBasic(const MsgUpdateParams& msg) {
-  if (TxStatus s = CheckAddress(msg.authority, "authority"); !s.ok()) return s;
+  if (TxStatus s = CheckAddressSize(msg.authority, "authority"); !s.ok()) return s;
   if (Status s = Validate(msg.params); !s.ok()) {
     return TxStatus::Error(ante::kInvalidRequest, "MsgUpdateParams.params." + s.message());
   }
@@ -72,23 +63,7 @@ TxStatus ValidateBasic(const MsgUpdateParams& msg) {
 template <class Msg>
 TxStatus MsgServer::Begin(ante::Context& ctx, const Msg& msg, std::size_t msg_index) const {
   if (TxStatus s = ValidateBasic(msg); !s.ok()) return s;
-  auto authority = keeper_.GetAuthority(*ctx.store);
-  if (!authority.ok()) return TxStatus::FromStore(authority.status());
-  if (authority->empty()) {
-    return TxStatus::Error(ante::kUnauthorized,
-                           "expected authority (none: this chain's genesis sets no "
-                           "app_state.poa.authority), got " +
-                               Bech32(msg.authority));
-  }
-  if (*authority != msg.authority) {
-    return TxStatus::Error(ante::kUnauthorized, "expected authority " + Bech32(*authority) +
-                                                    ", got " + Bech32(msg.authority));
-  }
-  ctx.Emit("message", {{"action", std::string(Msg::kTypeUrl)},
-                       {"sender", Bech32(msg.authority)},
-                       {"module", std::string(kModuleName)},
-                       {"msg_index", std::to_string(msg_index)}});
-  return TxStatus::OK();
+  return BeginAuthorityMsg(ctx, &keeper_, msg.authority, Msg::kTypeUrl, kModuleName, msg_index);
 }
 
 TxStatus MsgServer::Handle(ante::Context& ctx, const MsgSetValidator& msg,

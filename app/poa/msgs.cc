@@ -3,6 +3,7 @@
 #include <limits>
 #include <utility>
 
+#include "app/authority_msg.h"
 #include "app/proto_util.h"
 #include "crypto/bech32.h"
 #include "kairos/poa/v1/tx.pb.h"
@@ -24,10 +25,6 @@ constexpr FieldSpec kMsgUpdateAuthorityFields[] = {
     {1, "authority", ProtoKind::kString},
     {2, "new_authority", ProtoKind::kString},
 };
-constexpr FieldSpec kMsgUpdateParamsFields[] = {
-    {1, "authority", ProtoKind::kString},
-    {2, "params", ProtoKind::kMessage},
-};
 constexpr FieldSpec kParamsFields[] = {
     {1, "max_validators", ProtoKind::kUint64},
 };
@@ -36,7 +33,6 @@ constexpr FieldSpec kPubKeyFields[] = {
 };
 constexpr MessageSpec kMsgSetValidatorSpec{"MsgSetValidator", kMsgSetValidatorFields};
 constexpr MessageSpec kMsgUpdateAuthoritySpec{"MsgUpdateAuthority", kMsgUpdateAuthorityFields};
-constexpr MessageSpec kMsgUpdateParamsSpec{"MsgUpdateParams", kMsgUpdateParamsFields};
 constexpr MessageSpec kParamsSpec{"Params", kParamsFields};
 constexpr MessageSpec kPubKeySpec{"PubKey", kPubKeyFields};
 
@@ -148,28 +144,21 @@ bool DecodeMsg(ProtoReader& reader, std::string_view type_url, std::string_view 
   }
   if (type_url == MsgUpdateParams::kTypeUrl) {
     MsgUpdateParams m;
-    std::string_view authority;
-    bool ok = reader.Walk(
-        data, kMsgUpdateParamsSpec, path,
-        [&](const FieldSpec& f, std::uint64_t, std::string_view b) {
-          if (f.number == 1) {
-            authority = b;
-            return true;
-          }
-          const ProtoPath at{&path, "params"};
-          return reader.Walk(b, kParamsSpec, at,
-                             [&](const FieldSpec&, std::uint64_t v, std::string_view) {
-                               if (v > std::numeric_limits<std::uint32_t>::max()) {
-                                 return reader.FailAt(at, kParamsSpec, "max_validators", 1,
-                                                      "not a uint32: " + std::to_string(v));
-                               }
-                               m.params.max_validators = static_cast<std::uint32_t>(v);
-                               return true;
-                             });
-        });
-    if (!ok) return false;
-    m.authority_address = std::string(authority);
-    if (!reader.DecodeAddress(authority, path, "authority", &m.authority)) return false;
+    auto decode_params = [&](std::string_view b, const ProtoPath& at) {
+      return reader.Walk(b, kParamsSpec, at,
+                         [&](const FieldSpec&, std::uint64_t v, std::string_view) {
+                           if (v > std::numeric_limits<std::uint32_t>::max()) {
+                             return reader.FailAt(at, kParamsSpec, "max_validators", 1,
+                                                  "not a uint32: " + std::to_string(v));
+                           }
+                           m.params.max_validators = static_cast<std::uint32_t>(v);
+                           return true;
+                         });
+    };
+    if (!DecodeUpdateParams(reader, data, path, &m.authority_address, &m.authority,
+                            decode_params)) {
+      return false;
+    }
     *out = std::move(m);
     return true;
   }
