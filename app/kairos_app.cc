@@ -30,12 +30,11 @@ namespace kairos::app {
 
 namespace {
 
-// Keys of the chain identity and the chain-wide limits in the store.
-constexpr char kKeyChainId[] = "meta/chain_id";
-constexpr char kKeyInitialHeight[] = "meta/initial_height";
-constexpr char kKeyMaxKeyBytes[] = "meta/max_key_bytes";
-constexpr char kKeyMaxValueBytes[] = "meta/max_value_bytes";
-constexpr char kKeyMaxBlockGas[] = "meta/max_block_gas";
+using meta_keys::kKeyChainId;
+using meta_keys::kKeyInitialHeight;
+using meta_keys::kKeyMaxBlockGas;
+using meta_keys::kKeyMaxKeyBytes;
+using meta_keys::kKeyMaxValueBytes;
 
 std::string EncodeInt64(std::int64_t v) { return EncodeBigEndian64(static_cast<std::uint64_t>(v)); }
 
