@@ -12,6 +12,7 @@
 #include "app/bank/genesis.h"
 #include "app/genesis.h"
 #include "app/module_list.h"
+#include "crypto/base64.h"
 #include "test_chain.h"
 
 namespace kairos::test {
@@ -54,13 +55,14 @@ TEST_CASE("export: InitChain of the exported app_state rebuilds every key and va
     json genesis = json::parse(AppStateJson(
         {{alice, "1000000stake,50atom"}, {bob, "1000stake"}, {dave, "5000stake"}}));
     genesis["store"] = {{"max_key_bytes", "2048"}};
-    genesis["poa"] = {{"authority", alice.bech32},
-                      {"validators",
-                       {{{"pub_key",
-                          {{"@type", "/cosmos.crypto.ed25519.PubKey"},
-                           {"key", crypto::Base64Encode(validator.pub)}}},
-                         {"power", "10"},
-                         {"moniker", "v0"}}}}};
+    json validator_entry = json::object();
+    validator_entry["pub_key"] = {{"@type", "/cosmos.crypto.ed25519.PubKey"},
+                                  {"key", crypto::Base64Encode(validator.pub)}};
+    validator_entry["power"] = "10";
+    validator_entry["moniker"] = "v0";
+    genesis["poa"] = json::object();
+    genesis["poa"]["authority"] = alice.bech32;
+    genesis["poa"]["validators"] = json::array({validator_entry});
     abci_pb::RequestInitChain init;
     init.set_chain_id(TestChain::kChainId);
     init.set_initial_height(1);
