@@ -1,9 +1,12 @@
 #include "app/genesis.h"
 
 #include <tuple>
+#include <utility>
 
+#include "app/chain_meta.h"
 #include "app/genesis_json.h"
 #include "app/module_list.h"
+#include "store/big_endian.h"
 
 namespace kairos::app {
 
@@ -68,6 +71,55 @@ Result<Genesis> ParseGenesis(std::string_view text, const ModuleList& modules) {
     if (Status s = ReadStore(root["store"], &g.kv_limits); !s.ok()) return s;
   }
   return g;
+}
+
+Result<json> ExportAppState(const store::KvReader& state, const ModuleList& modules) {
+  json out = json::object();
+  json limits = json::object();
+  for (auto [key, name] : {std::pair{kKeyMaxKeyBytes, "max_key_bytes"},
+                           std::pair{kKeyMaxValueBytes, "max_value_bytes"}}) {
+    std::string value;
+    Status s = state.Get(key, &value);
+    if (s.IsNotFound()) continue;
+    if (!s.ok()) return s;
+    std::uint64_t n = 0;
+    if (!DecodeBigEndian64(value, &n)) return Status::Corruption(std::string(key) + " is malformed");
+    limits[name] = std::to_string(n);
+  }
+  if (!limits.empty()) out["store"] = std::move(limits);
+  for (const auto& m : modules.modules()) {
+    auto section = m->ExportGenesis(state);
+    if (!section.ok()) return section.status();
+    if (*section) out[std::string(m->name())] = std::move(**section);
+  }
+  return out;
+}
+
+Result<json> ExportGenesisDocument(const store::KvReader& state, std::int64_t height,
+                                   const json& base, const ModuleList& modules) {
+  auto app_state = ExportAppState(state, modules);
+  if (!app_state.ok()) return app_state.status();
+  json doc = base.is_object() ? base : json::object();
+  std::string value;
+  if (Status s = state.Get(kKeyChainId, &value); s.ok()) {
+    doc["chain_id"] = value;
+  } else if (!s.IsNotFound()) {
+    return s;
+  }
+  doc["initial_height"] = std::to_string(height + 1);
+  doc["app_hash"] = "";
+  if (Status s = state.Get(kKeyMaxBlockGas, &value); s.ok()) {
+    std::uint64_t gas = 0;
+    if (!DecodeBigEndian64(value, &gas)) {
+      return Status::Corruption(std::string(kKeyMaxBlockGas) + " is malformed");
+    }
+    doc["consensus_params"]["block"]["max_gas"] = std::to_string(static_cast<std::int64_t>(gas));
+  } else if (!s.IsNotFound()) {
+    return s;
+  }
+  if (app_state->contains("poa")) doc["validators"] = json::array();
+  doc["app_state"] = std::move(*app_state);
+  return doc;
 }
 
 }  // namespace kairos::app

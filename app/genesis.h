@@ -55,4 +55,20 @@ struct Genesis {
 Result<Genesis> ParseGenesis(std::string_view app_state_json);
 Result<Genesis> ParseGenesis(std::string_view app_state_json, const ModuleList& modules);
 
+// The app_state of a committed state (the inverse of ParseGenesis + InitChain): "store" from
+// the state's limits, then each module's section (Module::ExportGenesis, in list order; a
+// module answering nullopt is left out). InitChain of it, with the same chain id and consensus
+// params, rebuilds every key and value except meta/initial_height.
+Result<nlohmann::json> ExportAppState(const store::KvReader& state, const ModuleList& modules);
+
+// A CometBFT genesis document for a new chain that starts from `state`, committed at
+// `height`: `base` (the node's config/genesis.json; it gives genesis_time and the consensus
+// params, and the validators when the chain has no poa section) with chain_id from the state,
+// initial_height = height + 1, app_hash "", app_state = ExportAppState, and
+// consensus_params.block.max_gas from the state. With a poa section the validators are left
+// empty: InitChain then answers the poa module's set (app/poa/genesis.h).
+Result<nlohmann::json> ExportGenesisDocument(const store::KvReader& state, std::int64_t height,
+                                             const nlohmann::json& base,
+                                             const ModuleList& modules);
+
 }  // namespace kairos::app

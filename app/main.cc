@@ -1,4 +1,4 @@
-// kairosd: the Kairos node. `kairosd init`, `kairosd start`, `kairosd version`, and the client
+// kairosd: the Kairos node. `kairosd init`, `kairosd start`, `kairosd export`, `kairosd version`, and the client
 // commands `keys`, `tx`, `query`, `genesis`, `status`, `config` and `bench` (app/client/).
 #include <chrono>
 #include <cstdlib>
@@ -13,9 +13,11 @@
 #include "app/client/cli_errors.h"
 #include "app/client/commands.h"
 #include "app/config.h"
+#include "app/genesis.h"
 #include "app/kairos_app.h"
 #include "app/logging.h"
 #include "app/metrics.h"
+#include "app/module_list.h"
 #include "app/node_options.h"
 #include "app/version.h"
 #include "store/merkle_store.h"
@@ -156,6 +158,80 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   return 0;
 }
 
+// `kairosd export`: the genesis document of a new chain that starts from the committed state
+// (app::ExportGenesisDocument), on stdout. Opens the store itself, so the node must be stopped
+// (LevelDB's lock says so otherwise).
+int RunExport(const std::string& home, std::int64_t height, const std::string& genesis_flag) {
+  const fs::path config_path = fs::path(home) / "config.toml";
+  Result<app::Config> config = app::LoadConfig(config_path.string());
+  if (!config.ok()) {
+    std::cerr << "error: " << config.status().message() << "\n";
+    return kExitUsage;
+  }
+  const fs::path genesis_path =
+      genesis_flag.empty() ? fs::path(home) / "cometbft" / "config" / "genesis.json" : fs::path(genesis_flag);
+  nlohmann::json base = nlohmann::json::object();
+  std::error_code ec;
+  if (fs::exists(genesis_path, ec)) {
+    std::ifstream in(genesis_path);
+    try {
+      base = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      std::cerr << "error: " << genesis_path.string() << " is not JSON: " << e.what() << "\n";
+      return kExitUsage;
+    }
+  } else if (!genesis_flag.empty()) {
+    std::cerr << "error: " << genesis_path.string() << " does not exist\n";
+    return kExitUsage;
+  }
+  const fs::path db_dir = fs::path(config->db_dir).is_absolute()
+                              ? fs::path(config->db_dir)
+                              : fs::path(home) / config->db_dir;
+  if (!fs::exists(db_dir, ec)) {
+    std::cerr << "error: no store in " << db_dir.string() << "\n";
+    return kExitFailure;
+  }
+  app::SetupLogging("error", "plain");  // stdout carries the document only
+  Result<std::unique_ptr<store::MerkleStore>> db =
+      store::MerkleStore::Open(app::StoreOptionsFor(*config, db_dir.string()));
+  if (!db.ok()) {
+    const std::string why = db.status().ToString();
+    if (why.find("lock") != std::string::npos) {
+      std::cerr << "error: the store in " << db_dir.string()
+                << " is locked: is the node running? Stop it before exporting (" << why
+                << ")\n";
+    } else {
+      std::cerr << "error: cannot open the store in " << db_dir.string() << ": " << why << "\n";
+    }
+    return kExitFailure;
+  }
+  const std::int64_t latest = (*db)->version();
+  if (latest == 0) {
+    std::cerr << "error: the store in " << db_dir.string() << " has no committed block\n";
+    return kExitFailure;
+  }
+  if (height == 0) height = latest;
+  if (height > latest) {
+    std::cerr << "error: height " << height << " is not committed (the store's latest is "
+              << latest << ")\n";
+    return kExitFailure;
+  }
+  if (height < latest) {
+    std::cerr << "error: height " << height << " is not the latest committed height " << latest
+              << ": the store lists keys only at its latest version, so only it can be "
+                 "exported\n";
+    return kExitFailure;
+  }
+  auto modules = app::ModuleList::Chain();
+  auto doc = app::ExportGenesisDocument(**db, height, base, *modules);
+  if (!doc.ok()) {
+    std::cerr << "error: " << doc.status().ToString() << "\n";
+    return kExitFailure;
+  }
+  std::cout << doc->dump(2) << "\n";
+  return std::cout.flush() ? 0 : kExitFailure;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -178,6 +254,20 @@ int main(int argc, char** argv) {
                     "Override log.level: trace|debug|info|warn|error|critical|off");
   start->add_option("--log-format", flags.log_format, "Override log.format: plain|json");
 
+  auto* export_cmd = cli.add_subcommand(
+      "export",
+      "Write the genesis.json of a new chain that starts from the committed state (stdout); "
+      "the node must be stopped");
+  std::int64_t export_height = 0;
+  std::string export_genesis;
+  export_cmd->add_option("--height", export_height,
+                         "The committed height to export (default: the latest; only the latest "
+                         "can be)");
+  export_cmd->add_option("--genesis", export_genesis,
+                         "CometBFT's genesis.json to take genesis_time, consensus_params and "
+                         "validators from (default: <home>/cometbft/config/genesis.json, if it "
+                         "exists)");
+
   auto* version = cli.add_subcommand("version", "Print the version and the tested CometBFT");
 
   // keys, tx, query, genesis, status, config: run as callbacks during parsing (a failure ends
@@ -189,6 +279,7 @@ int main(int argc, char** argv) {
 
   if (*init) return RunInit(home, force);
   if (*start) return RunStart(home, flags);
+  if (*export_cmd) return RunExport(home, export_height, export_genesis);
   if (*version) {
     std::cout << "kairosd " << kVersion << "\n"
               << "ABCI " << kAbciVersion << " (CometBFT v0.38 wire)\n"

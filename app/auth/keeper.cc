@@ -13,8 +13,6 @@ namespace kairos::app::auth {
 
 namespace {
 
-constexpr std::string_view kAccountPrefix = "auth/acc/";
-constexpr std::string_view kNextAccountNumberKey = "auth/next_account_number";
 
 
 }  // namespace
@@ -302,6 +300,39 @@ Result<std::uint64_t> AuthKeeper::AccountCount(const store::KvReader& kv) const 
     return s;
   }
   return next;
+}
+
+Status AuthKeeper::SetAccountCount(store::KvStore& kv, std::uint64_t next) const {
+  return kv.Set(kNextAccountNumberKey, EncodeBigEndian64(next));
+}
+
+Result<std::vector<ante::Account>> AuthKeeper::ListAccounts(const store::KvReader& kv) const {
+  std::vector<ante::Account> out;
+  auto it = kv.Iterate(kAccountPrefix, store::PrefixEnd(kAccountPrefix));
+  for (; it->Valid(); it->Next()) {
+    auto a = DecodeAccount(it->value(), it->key().substr(kAccountPrefix.size()));
+    if (!a.ok()) return a.status();
+    out.push_back(std::move(*a));
+  }
+  if (!it->status().ok()) return it->status();
+  return out;
+}
+
+Result<std::vector<std::pair<std::string, std::int64_t>>> AuthKeeper::ListUnorderedNonces(
+    const store::KvReader& kv) const {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  auto it = kv.Iterate(kUnorderedPrefix, store::PrefixEnd(kUnorderedPrefix));
+  for (; it->Valid(); it->Next()) {
+    std::string_view rest = it->key().substr(kUnorderedPrefix.size());
+    std::uint64_t flipped = 0;
+    if (rest.size() < 8 || !DecodeBigEndian64(rest.substr(0, 8), &flipped)) {
+      return Status::Corruption("an unordered nonce key in the state is malformed");
+    }
+    out.emplace_back(std::string(rest.substr(8)),
+                     static_cast<std::int64_t>(flipped ^ (std::uint64_t{1} << 63)));
+  }
+  if (!it->status().ok()) return it->status();
+  return out;
 }
 
 Result<ante::Account> AuthKeeper::NewAccount(store::KvStore& kv, std::string_view address) const {

@@ -23,6 +23,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "ante/keepers.h"
 
@@ -38,6 +40,8 @@ class AuthKeeper final : public ante::AccountKeeper {
   static std::string UnorderedNonceKey(std::int64_t timeout_unix_nanos, std::string_view signer);
   static constexpr std::string_view kUnorderedPrefix = "auth/unordered/";
   static constexpr std::string_view kParamsKey = "auth/params";
+  static constexpr std::string_view kAccountPrefix = "auth/acc/";
+  static constexpr std::string_view kNextAccountNumberKey = "auth/next_account_number";
 
   ante::AuthParams params() const override {
     std::lock_guard<std::mutex> lock(params_mu_);
@@ -69,6 +73,13 @@ class AuthKeeper final : public ante::AccountKeeper {
                     std::size_t* stored_bytes = nullptr) const override;
   // How many accounts were ever created (the next account number).
   Result<std::uint64_t> AccountCount(const store::KvReader& kv) const;
+  // Sets the next account number (genesis).
+  Status SetAccountCount(store::KvStore& kv, std::uint64_t next) const;
+  // Every account, in address order (export).
+  Result<std::vector<ante::Account>> ListAccounts(const store::KvReader& kv) const;
+  // Every pending unordered nonce as (signer, timeout), in timeout order (export).
+  Result<std::vector<std::pair<std::string, std::int64_t>>> ListUnorderedNonces(
+      const store::KvReader& kv) const;
   // Creates an account with the next account number. REQUIRES: it does not exist.
   Result<ante::Account> NewAccount(store::KvStore& kv, std::string_view address) const;
 

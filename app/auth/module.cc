@@ -50,6 +50,11 @@ Status AuthModule::InitGenesis(store::KvStore& state, const ModuleGenesis& genes
   return auth::InitGenesis(state, keeper_, dynamic_cast<const GenesisState&>(genesis));
 }
 
+Result<std::optional<nlohmann::json>> AuthModule::ExportGenesis(
+    const store::KvReader& state) const {
+  return auth::ExportGenesis(state, keeper_);
+}
+
 Status AuthModule::LoadState(const store::KvReader& state) { return keeper_.LoadParams(state); }
 
 Status AuthModule::PreBlock(store::KvStore& state, const ante::BlockInfo& block,

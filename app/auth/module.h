@@ -39,6 +39,8 @@ class AuthModule final : public Module {
       const nlohmann::json* section) const override;
   Status InitGenesis(store::KvStore& state, const ModuleGenesis& genesis,
                      const GenesisContext& ctx) const override;
+  Result<std::optional<nlohmann::json>> ExportGenesis(
+      const store::KvReader& state) const override;
   Status LoadState(const store::KvReader& state) override;
 
   // /cosmos.auth.v1beta1.Query/Account, /kairos.auth.v1.Query/UnorderedNonce.

@@ -14,7 +14,41 @@ namespace {
 using namespace genesis_json;  // NOLINT(google-build-using-namespace): the readers
 
 Status ReadBank(const json& bank, GenesisState* g) {
-  if (Status s = CheckKeys(bank, "app_state.bank", {"denom", "balances"}); !s.ok()) return s;
+  if (Status s = CheckKeys(bank, "app_state.bank",
+                           {"denom", "balances", "supply", "create_accounts"});
+      !s.ok()) {
+    return s;
+  }
+  if (bank.contains("create_accounts")) {
+    auto b = ReadBool(bank["create_accounts"], "app_state.bank.create_accounts");
+    if (!b.ok()) return b.status();
+    g->create_accounts = *b;
+  }
+  if (bank.contains("supply")) {
+    const std::string root = "app_state.bank.supply";
+    const json& supply = bank["supply"];
+    if (!supply.is_array()) return Bad(root, "must be an array of {denom, amount}");
+    g->supply.emplace();
+    for (std::size_t i = 0; i < supply.size(); ++i) {
+      const std::string path = root + "[" + std::to_string(i) + "]";
+      const json& c = supply[i];
+      if (Status s = CheckKeys(c, path, {"denom", "amount"}); !s.ok()) return s;
+      if (!c.contains("denom") || !c["denom"].is_string() ||
+          !ante::ValidDenom(c["denom"].get<std::string>())) {
+        return Bad(path + ".denom", "missing or not a valid denom");
+      }
+      if (!c.contains("amount")) return Bad(path + ".amount", "missing");
+      auto amount = ReadAmount(c["amount"], path + ".amount");
+      if (!amount.ok()) return amount.status();
+      const std::string denom = c["denom"].get<std::string>();
+      if (!g->supply->empty() && g->supply->back().denom >= denom) {
+        return Bad(path + ".denom", "\"" + denom + "\" is not after \"" +
+                                        g->supply->back().denom +
+                                        "\": denoms are sorted, each once");
+      }
+      g->supply->push_back({denom, *amount});
+    }
+  }
   if (bank.contains("denom")) {
     if (!bank["denom"].is_string() || !ante::ValidDenom(bank["denom"].get<std::string>())) {
       return Bad("app_state.bank.denom",
@@ -67,6 +101,37 @@ Status ReadBank(const json& bank, GenesisState* g) {
   return Status::OK();
 }
 
+// After the balances are minted: each listed denom's supply is what they sum to, and every
+// minted denom is listed. A zero entry (a denom burned out) writes its supply key as the
+// state keeps it.
+Status CheckSupply(store::KvStore& state, const BankKeeper& keeper,
+                   const std::vector<ante::Coin>& listed) {
+  auto minted = keeper.ListSupply(state);
+  if (!minted.ok()) return minted.status();
+  std::set<std::string> listed_denoms;
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    const ante::Coin& c = listed[i];
+    listed_denoms.insert(c.denom);
+    auto sum = keeper.GetSupply(state, c.denom);
+    if (!sum.ok()) return sum.status();
+    if (*sum != c.amount) {
+      return Bad("app_state.bank.supply[" + std::to_string(i) + "].amount",
+                 ante::ToString(c.amount) + c.denom + ", but the balances sum to " +
+                     ante::ToString(*sum) + c.denom);
+    }
+    if (c.amount == 0) {
+      if (Status s = state.Set(BankKeeper::SupplyKey(c.denom), "0"); !s.ok()) return s;
+    }
+  }
+  for (const ante::Coin& c : *minted) {
+    if (!listed_denoms.contains(c.denom)) {
+      return Bad("app_state.bank.supply", "does not list " + c.denom + ", which the balances "
+                                          "hold (" + ante::ToString(c.amount) + c.denom + ")");
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ModuleGenesis>> ParseGenesis(const nlohmann::json* section) {
@@ -85,7 +150,7 @@ Status InitGenesis(store::KvStore& state, const BankKeeper& keeper,
   for (const GenesisBalance& b : g.balances) {
     auto existing = accounts.ReadAccount(state, b.address);
     if (!existing.ok()) return Status::InvalidArgument("genesis: " + existing.status().ToString());
-    if (!*existing) {
+    if (!*existing && g.create_accounts) {
       if (auto a = accounts.NewAccount(state, b.address); !a.ok()) {
         return Status::InvalidArgument("genesis account: " + a.status().ToString());
       }
@@ -95,7 +160,36 @@ Status InitGenesis(store::KvStore& state, const BankKeeper& keeper,
                                      crypto::EncodeAccountAddress(b.address) + ": " + s.log());
     }
   }
+  if (g.supply) return CheckSupply(state, keeper, *g.supply);
   return Status::OK();
+}
+
+Result<std::optional<nlohmann::json>> ExportGenesis(const store::KvReader& state,
+                                                    const BankKeeper& keeper) {
+  auto denom = keeper.GetDenom(state);
+  if (!denom.ok()) return denom.status();
+  json balances = json::array();
+  auto all = keeper.ListBalances(state);
+  if (!all.ok()) return all.status();
+  for (const auto& [address, coins] : *all) {
+    json list = json::array();
+    for (const ante::Coin& c : coins) {
+      list.push_back({{"denom", c.denom}, {"amount", ante::ToString(c.amount)}});
+    }
+    balances.push_back(
+        {{"address", crypto::EncodeAccountAddress(address)}, {"coins", std::move(list)}});
+  }
+  auto supply = keeper.ListSupply(state);
+  if (!supply.ok()) return supply.status();
+  json supply_list = json::array();
+  for (const ante::Coin& c : *supply) {
+    supply_list.push_back({{"denom", c.denom}, {"amount", ante::ToString(c.amount)}});
+  }
+  json out = {{"denom", *denom},
+              {"balances", std::move(balances)},
+              {"supply", std::move(supply_list)},
+              {"create_accounts", false}};
+  return std::optional<json>(std::move(out));
 }
 
 }  // namespace kairos::app::bank

@@ -1,13 +1,24 @@
 // x/bank's genesis, app_state.bank:
 //
 //   {"denom": "stake",
-//    "balances": [{"address": "kairos1...", "coins": [{"denom": "stake", "amount": "1000"}]}]}
+//    "balances": [{"address": "kairos1...", "coins": [{"denom": "stake", "amount": "1000"}]}],
+//    "supply": [{"denom": "stake", "amount": "1000"}],
+//    "create_accounts": true}
 //
 // A balance for an address app_state.auth does not list creates its account after those
-// listed. Thread-safe (pure, or on the caller's store).
+// listed, unless "create_accounts" is false (an exported genesis: auth lists every account
+// there, and a module account such as the fee collector holds coins without one). "supply"
+// (optional) is checked: each denom's amount must equal the sum of the balances, and every
+// denom the balances hold must be listed; a zero amount records a denom whose coins were all
+// burned (the state keeps its supply at 0). ExportGenesis writes all four, balances in the
+// state's order (by address length, then address), such that InitGenesis of it rebuilds the
+// same keys and values.
+//
+// Thread-safe (pure, or on the caller's store).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,11 +39,15 @@ struct GenesisBalance {
 struct GenesisState final : ModuleGenesis {
   std::string denom = "stake";
   std::vector<GenesisBalance> balances;
+  std::optional<std::vector<ante::Coin>> supply;  // may hold zero amounts
+  bool create_accounts = true;
 };
 
 // `section`: app_state.bank, null when absent (denom "stake", no balances).
 Result<std::unique_ptr<ModuleGenesis>> ParseGenesis(const nlohmann::json* section);
 Status InitGenesis(store::KvStore& state, const BankKeeper& keeper,
                    const AccountKeeper& accounts, const GenesisState& g);
+Result<std::optional<nlohmann::json>> ExportGenesis(const store::KvReader& state,
+                                                    const BankKeeper& keeper);
 
 }  // namespace kairos::app::bank

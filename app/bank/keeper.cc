@@ -102,6 +102,38 @@ Result<ante::Coins> BankKeeper::GetAllBalances(const store::KvReader& kv,
   return *result;
 }
 
+Result<std::vector<std::pair<std::string, std::vector<ante::Coin>>>> BankKeeper::ListBalances(
+    const store::KvReader& kv) const {
+  std::vector<std::pair<std::string, std::vector<ante::Coin>>> out;
+  auto it = kv.Iterate(kBalancePrefix, store::PrefixEnd(kBalancePrefix));
+  for (; it->Valid(); it->Next()) {
+    std::string_view rest = it->key().substr(kBalancePrefix.size());
+    const std::size_t length = rest.empty() ? 0 : static_cast<unsigned char>(rest[0]);
+    if (rest.size() < 1 + length) return Status::Corruption("a balance key is malformed");
+    std::string_view address = rest.substr(1, length);
+    auto amount = ParseStored(std::string(it->value()), "a balance");
+    if (!amount.ok()) return amount.status();
+    if (out.empty() || out.back().first != address) {
+      out.emplace_back(std::string(address), std::vector<ante::Coin>());
+    }
+    out.back().second.push_back({std::string(rest.substr(1 + length)), *amount});
+  }
+  if (!it->status().ok()) return it->status();
+  return out;
+}
+
+Result<std::vector<ante::Coin>> BankKeeper::ListSupply(const store::KvReader& kv) const {
+  std::vector<ante::Coin> out;
+  auto it = kv.Iterate(kSupplyPrefix, store::PrefixEnd(kSupplyPrefix));
+  for (; it->Valid(); it->Next()) {
+    auto amount = ParseStored(std::string(it->value()), "the supply");
+    if (!amount.ok()) return amount.status();
+    out.push_back({std::string(it->key().substr(kSupplyPrefix.size())), *amount});
+  }
+  if (!it->status().ok()) return it->status();
+  return out;
+}
+
 Status BankKeeper::SetBalance(store::KvStore& kv, std::string_view address,
                               const ante::Coin& coin) const {
   const std::string& key = KeyBuffer(address, coin.denom);

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ante/context.h"
@@ -57,6 +58,11 @@ class BankKeeper final : public ante::BankKeeper {
   Status SetBalance(store::KvStore& kv, std::string_view address, const ante::Coin& coin) const;
   // The chain's denom (bank/denom; "stake" when genesis set none).
   Result<std::string> GetDenom(const store::KvReader& kv) const;
+  // Every address's balances, in the state's order (address length, then address) (export).
+  Result<std::vector<std::pair<std::string, std::vector<ante::Coin>>>> ListBalances(
+      const store::KvReader& kv) const;
+  // Every denom's stored supply, in denom order, zero amounts included (export).
+  Result<std::vector<ante::Coin>> ListSupply(const store::KvReader& kv) const;
   Result<ante::Uint256> GetSupply(const store::KvReader& kv, std::string_view denom) const;
 
   // Genesis: credits `coins` and adds them to the supply.

@@ -43,6 +43,11 @@ Result<std::unique_ptr<ModuleGenesis>> BankModule::ParseGenesis(
   return bank::ParseGenesis(section);
 }
 
+Result<std::optional<nlohmann::json>> BankModule::ExportGenesis(
+    const store::KvReader& state) const {
+  return bank::ExportGenesis(state, keeper_);
+}
+
 Status BankModule::InitGenesis(store::KvStore& state, const ModuleGenesis& genesis,
                                const GenesisContext&) const {
   return bank::InitGenesis(state, keeper_, *accounts_,

@@ -43,6 +43,8 @@ class BankModule final : public Module {
       const nlohmann::json* section) const override;
   Status InitGenesis(store::KvStore& state, const ModuleGenesis& genesis,
                      const GenesisContext& ctx) const override;
+  Result<std::optional<nlohmann::json>> ExportGenesis(
+      const store::KvReader& state) const override;
 
   // /cosmos.bank.v1beta1.Query/{Balance,AllBalances}.
   std::vector<std::string_view> query_prefixes() const override;

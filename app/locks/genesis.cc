@@ -287,4 +287,115 @@ Status InitGenesis(store::KvStore& kv, const LocksKeeper& keeper, const GenesisS
   return Status::OK();
 }
 
+namespace {
+
+// The raw addresses of the records under `prefix` (each key is prefix + address), in order.
+Result<std::vector<std::string>> AddressesUnder(const store::KvReader& kv,
+                                                std::string_view prefix) {
+  std::vector<std::string> out;
+  auto it = kv.Iterate(prefix, store::PrefixEnd(prefix));
+  for (; it->Valid(); it->Next()) out.emplace_back(it->key().substr(prefix.size()));
+  if (!it->status().ok()) return it->status();
+  return out;
+}
+
+// A slot from its key part (LocksKeeper::SlotKeyPart).
+Result<LockSlot> DecodeSlot(std::string_view part) {
+  const std::size_t length = part.empty() ? 0 : static_cast<unsigned char>(part[0]);
+  if (part.size() < 2 + length) return Status::Corruption("a locks slot key is malformed");
+  LockSlot slot;
+  slot.resource = std::string(part.substr(1, length));
+  const char kind = part[1 + length];
+  if (kind == '\x01') {
+    slot.key = std::string(part.substr(2 + length));
+  } else if (kind != '\x00' || part.size() != 2 + length) {
+    return Status::Corruption("a locks slot key is malformed");
+  }
+  return slot;
+}
+
+json SlotJson(const LockSlot& slot) { return {{"resource", slot.resource}, {"key", slot.key}}; }
+
+}  // namespace
+
+Result<std::optional<json>> ExportGenesis(const store::KvReader& kv, const LocksKeeper& keeper) {
+  {
+    auto it = kv.Iterate("locks/", store::PrefixEnd("locks/"));
+    const bool any = it->Valid();
+    if (!it->status().ok()) return it->status();
+    if (!any) return std::optional<json>();
+  }
+  auto p = keeper.GetParams(kv);
+  if (!p.ok()) return p.status();
+  json out = json::object();
+  out["params"] = {{"session_period", std::to_string(p->session_period)},
+                   {"cooloff_period", std::to_string(p->cooloff_period)},
+                   {"whitelist_period", std::to_string(p->whitelist_period)},
+                   {"refund_holding_period", std::to_string(p->refund_holding_period)},
+                   {"base_deposit", ante::ToString(p->base_deposit)},
+                   {"whitelist_fee", ante::ToString(p->whitelist_fee)},
+                   {"max_locks_per_session", std::to_string(p->max_locks_per_session)},
+                   {"scale_refund", p->scale_refund},
+                   {"release_bounty_bps", p->release_bounty_bps},
+                   {"forfeit_sink", p->forfeit_sink},
+                   {"end_block_cleanup_limit", std::to_string(p->end_block_cleanup_limit)}};
+
+  auto holders = AddressesUnder(kv, LocksKeeper::kSessionPrefix);
+  if (!holders.ok()) return holders.status();
+  json sessions = json::array();
+  for (const std::string& address : *holders) {
+    auto session = keeper.GetSession(kv, address);
+    if (!session.ok()) return session.status();
+    if (!*session) continue;
+    json held = json::array();
+    for (const LockSlot& slot : (*session)->held) held.push_back(SlotJson(slot));
+    sessions.push_back({{"address", crypto::EncodeAccountAddress(address)},
+                        {"start", std::to_string((*session)->start)},
+                        {"expiry", std::to_string((*session)->expiry)},
+                        {"deposit", ante::ToString((*session)->deposit)},
+                        {"held", std::move(held)}});
+  }
+  out["sessions"] = std::move(sessions);
+
+  auto ended = AddressesUnder(kv, LocksKeeper::kLastEndPrefix);
+  if (!ended.ok()) return ended.status();
+  json last_ends = json::array();
+  for (const std::string& address : *ended) {
+    auto h = keeper.GetLastEnd(kv, address);
+    if (!h.ok()) return h.status();
+    if (!*h) continue;
+    last_ends.push_back(
+        {{"address", crypto::EncodeAccountAddress(address)}, {"height", std::to_string(**h)}});
+  }
+  out["last_session_ends"] = std::move(last_ends);
+
+  auto registered = AddressesUnder(kv, LocksKeeper::kRegistrationPrefix);
+  if (!registered.ok()) return registered.status();
+  json registrations = json::array();
+  for (const std::string& address : *registered) {
+    auto r = keeper.GetRegistration(kv, address);
+    if (!r.ok()) return r.status();
+    if (!*r) continue;
+    registrations.push_back({{"address", crypto::EncodeAccountAddress(address)},
+                             {"expiry", std::to_string((*r)->expiry)},
+                             {"bond", ante::ToString((*r)->bond)}});
+  }
+  out["registrations"] = std::move(registrations);
+
+  auto slots = AddressesUnder(kv, LocksKeeper::kVarPrefix);  // slot key parts
+  if (!slots.ok()) return slots.status();
+  json vars = json::array();
+  for (const std::string& part : *slots) {
+    auto slot = DecodeSlot(part);
+    if (!slot.ok()) return slot.status();
+    auto value = keeper.GetVar(kv, *slot);
+    if (!value.ok()) return value.status();
+    json entry = SlotJson(*slot);
+    entry["value"] = std::to_string(*value);
+    vars.push_back(std::move(entry));
+  }
+  out["vars"] = std::move(vars);
+  return std::optional<json>(std::move(out));
+}
+
 }  // namespace kairos::app::locks

@@ -9,14 +9,22 @@
 //             "last_session_ends": [{"address": "kairos1...", "height": "2"}],
 //             "registrations": [{"address": "kairos1...", "expiry": "45", "bond": "100000"}],
 //             "vars": [{"resource": "foo", "key": "", "value": "-7"}]}
-// Locks are not listed: they are the sessions' held slots. Every part is optional; the params
-// default to Params{} field by field.
+// Locks are not listed: they are the sessions' held slots, and the EndBlock queue is derived
+// from the sessions' expiries. Every part is optional; the params default to Params{} field by
+// field.
+//
+// ExportGenesis writes every part (params with every field; sessions, last_session_ends and
+// registrations in address order; vars in slot order) when the state holds locks/params or any
+// locks record, such that InitGenesis of it rebuilds the same keys and values. (A chain whose
+// genesis had no locks section but whose users used the module has no locks/params; its export
+// writes the default params, one key more than the original state.)
 //
 // Thread-safe (pure functions over the store argument).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,5 +57,9 @@ Result<std::unique_ptr<ModuleGenesis>> ParseGenesis(const nlohmann::json* sectio
 
 Status InitGenesis(store::KvStore& kv, const LocksKeeper& keeper, const GenesisState& g,
                    std::int64_t initial_height);
+
+// nullopt when the state holds nothing of the module.
+Result<std::optional<nlohmann::json>> ExportGenesis(const store::KvReader& kv,
+                                                    const LocksKeeper& keeper);
 
 }  // namespace kairos::app::locks

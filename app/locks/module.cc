@@ -49,6 +49,11 @@ Result<std::unique_ptr<ModuleGenesis>> LocksModule::ParseGenesis(
   return locks::ParseGenesis(section);
 }
 
+Result<std::optional<nlohmann::json>> LocksModule::ExportGenesis(
+    const store::KvReader& state) const {
+  return locks::ExportGenesis(state, keeper());
+}
+
 Status LocksModule::InitGenesis(store::KvStore& state, const ModuleGenesis& genesis,
                                 const GenesisContext& ctx) const {
   return locks::InitGenesis(state, keeper(), dynamic_cast<const GenesisState&>(genesis),

@@ -41,6 +41,8 @@ class LocksModule final : public Module {
       const nlohmann::json* section) const override;
   Status InitGenesis(store::KvStore& state, const ModuleGenesis& genesis,
                      const GenesisContext& ctx) const override;
+  Result<std::optional<nlohmann::json>> ExportGenesis(
+      const store::KvReader& state) const override;
   // /kairos.locks.v1.Query/... (app/locks/queries.h).
   std::vector<std::string_view> query_prefixes() const override;
   Result<QueryAnswer> Query(const QueryRequest& req) const override;

@@ -71,7 +71,7 @@ TEST_CASE("add-account on CometBFT's empty app_state", "[genesis_edit]") {
     auto parsed = kairos::app::ParseGenesis(app.dump());
     REQUIRE(parsed.ok());
     REQUIRE(parsed->Of<kairos::app::auth::GenesisState>().accounts.size() == 1);
-    CHECK(parsed->Of<kairos::app::auth::GenesisState>().accounts[0] == std::string(20, '\x01'));
+    CHECK(parsed->Of<kairos::app::auth::GenesisState>().accounts[0].address == std::string(20, '\x01'));
     CHECK(parsed->Of<kairos::app::bank::GenesisState>().denom == "stake");
     REQUIRE(parsed->Of<kairos::app::bank::GenesisState>().balances.size() == 1);
     CHECK(parsed->Of<kairos::app::bank::GenesisState>().balances[0].coins.ToString() == "5atom,1000stake");
