@@ -9,6 +9,9 @@
 #   scripts/localnet.sh logs     tail -F every log
 #   scripts/localnet.sh kill-node I    SIGKILL node I's processes (kairosd and CometBFT) at once
 #   scripts/localnet.sh start-node I   start node I's processes again (after kill-node or a crash)
+#   scripts/localnet.sh add-node       create and start one more node (node4, node5, ...): a full
+#                                node with a new consensus key, which the authority may then make
+#                                a validator (kairosd tx poa set-validator user0 '<its key>' 10)
 #   scripts/localnet.sh compose  write docker/docker-compose.yml from the node homes (init first
 #                                if needed); with other ports than the default, to <dir> instead
 #
@@ -41,6 +44,8 @@
 # node<i>/kairos/ kairosd's home, keyring/keyring.json the funded test keys user0..user3 (each
 # 1000000000000stake in genesis; use them with `kairosd --home <dir>/keyring tx send user0 ...
 # --node http://127.0.0.1:<rpc>`), logs/ one log per process, pids/ one pid file per process.
+# A kairos network is proof of authority (app/poa): app_state.poa lists the four validators,
+# and user0 is the authority (it changes validators and every module's params).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -100,9 +105,17 @@ alive() {
   [ -n "$state" ] && [ "$state" != Z ]
 }
 
+# The nodes the network has: the 4 genesis validators and those add-node made.
+node_count() {
+  local n=0
+  while [ -d "$DIR/node$n" ]; do n=$((n + 1)); done
+  [ "$n" -gt 0 ] || n=$NODES
+  echo "$n"
+}
+
 running() {
   local i
-  for i in $(seq 0 $((NODES - 1))); do
+  for i in $(seq 0 $(($(node_count) - 1))); do
     if [ -n "$(live_pid "cometbft$i")" ] || [ -n "$(live_pid "kairosd$i")" ] ||
        [ -n "$(live_pid "kvstore$i")" ]; then return 0; fi
   done
@@ -144,6 +157,41 @@ find_binaries() {
   check_cometbft_version
 }
 
+# CometBFT's config of node i in <dir> (ports, peers, fast timeouts) and, for kairos, its kairosd
+# home: configure_node DIR I PEERS.
+configure_node() {
+  local dir=$1 i=$2 others=$3
+  local proxy="tcp://127.0.0.1:$(abci_port "$i")"
+  [ "$APP" = kvstore ] && proxy=kvstore
+  python3 "$ROOT/scripts/cometbft_config.py" "$dir/node$i/config/config.toml" \
+    moniker="kairos-localnet-$i" \
+    proxy_app="$proxy" \
+    rpc.laddr="tcp://127.0.0.1:$(rpc_port "$i")" \
+    rpc.pprof_laddr="" \
+    p2p.laddr="tcp://127.0.0.1:$(p2p_port "$i")" \
+    p2p.external_address="" \
+    p2p.persistent_peers="$others" \
+    p2p.addr_book_strict=false \
+    p2p.allow_duplicate_ip=true \
+    instrumentation.prometheus=false \
+    instrumentation.prometheus_listen_addr=":$(prom_port "$i")" \
+    consensus.timeout_propose=1s \
+    consensus.timeout_propose_delta=200ms \
+    consensus.timeout_prevote=300ms \
+    consensus.timeout_prevote_delta=200ms \
+    consensus.timeout_precommit=300ms \
+    consensus.timeout_precommit_delta=200ms \
+    consensus.timeout_commit=300ms
+  if [ "$APP" = kairos-app ]; then
+    python3 "$ROOT/scripts/cometbft_config.py" "$dir/node$i/config/config.toml" mempool.type=app
+  fi
+  if is_kairos; then
+    "$KAIROSD" --home "$dir/node$i/kairos" init >/dev/null
+    python3 "$ROOT/scripts/cometbft_config.py" "$dir/node$i/kairos/config.toml" \
+      metrics.address="127.0.0.1:$(metrics_port "$i")"
+  fi
+}
+
 # Writes the network on the first start: CometBFT homes, kairosd homes, keyring, shared genesis.
 create() {
   local i peers="" id
@@ -163,35 +211,7 @@ create() {
   for i in $(seq 0 $((NODES - 1))); do
     local others
     others=$(echo "$peers" | tr ',' '\n' | grep -v "@127.0.0.1:$(p2p_port "$i")$" | paste -sd, -)
-    local proxy="tcp://127.0.0.1:$(abci_port "$i")"
-    [ "$APP" = kvstore ] && proxy=kvstore
-    python3 "$ROOT/scripts/cometbft_config.py" "$tmp/node$i/config/config.toml" \
-      moniker="kairos-localnet-$i" \
-      proxy_app="$proxy" \
-      rpc.laddr="tcp://127.0.0.1:$(rpc_port "$i")" \
-      rpc.pprof_laddr="" \
-      p2p.laddr="tcp://127.0.0.1:$(p2p_port "$i")" \
-      p2p.external_address="" \
-      p2p.persistent_peers="$others" \
-      p2p.addr_book_strict=false \
-      p2p.allow_duplicate_ip=true \
-      instrumentation.prometheus=false \
-      instrumentation.prometheus_listen_addr=":$(prom_port "$i")" \
-      consensus.timeout_propose=1s \
-      consensus.timeout_propose_delta=200ms \
-      consensus.timeout_prevote=300ms \
-      consensus.timeout_prevote_delta=200ms \
-      consensus.timeout_precommit=300ms \
-      consensus.timeout_precommit_delta=200ms \
-      consensus.timeout_commit=300ms
-    if [ "$APP" = kairos-app ]; then
-      python3 "$ROOT/scripts/cometbft_config.py" "$tmp/node$i/config/config.toml" mempool.type=app
-    fi
-    if is_kairos; then
-      "$KAIROSD" --home "$tmp/node$i/kairos" init >/dev/null
-      python3 "$ROOT/scripts/cometbft_config.py" "$tmp/node$i/kairos/config.toml" \
-        metrics.address="127.0.0.1:$(metrics_port "$i")"
-    fi
+    configure_node "$tmp" "$i" "$others"
   done
   # The funded test accounts: keys in one keyring, coins in node0's genesis, copied to the others.
   ! is_kairos || "$KAIROSD" --home "$tmp/keyring" init >/dev/null
@@ -204,6 +224,12 @@ create() {
       --genesis "$tmp/node0/config/genesis.json" >/dev/null
     echo "localnet: user$i $addr has $COINS"
   done
+  # Proof of authority: the genesis validators in app_state.poa, user0 the authority.
+  if is_kairos; then
+    "$KAIROSD" --home "$tmp/keyring" genesis set-poa --authority user0 \
+      --genesis "$tmp/node0/config/genesis.json" >/dev/null
+    echo "localnet: proof of authority, user0 the authority"
+  fi
   for i in $(seq 1 $((NODES - 1))); do
     cp "$tmp/node0/config/genesis.json" "$tmp/node$i/config/genesis.json"
   done
@@ -268,26 +294,28 @@ start() {
   if [ -d "$DIR" ] && running; then
     die "already running in $DIR (scripts/localnet.sh status; stop it first)"
   fi
-  local i
-  for i in $(seq 0 $((NODES - 1))); do node_ports_free "$i"; done
+  local i n
+  [ -f "$DIR/node0/config/genesis.json" ] || n=$NODES
+  for i in $(seq 0 $((${n:-$(node_count)} - 1))); do node_ports_free "$i"; done
   [ -f "$DIR/node0/config/genesis.json" ] || create
+  n=$(node_count)
   if is_kairos; then
-    for i in $(seq 0 $((NODES - 1))); do
+    for i in $(seq 0 $((n - 1))); do
       start_kairosd "$i" || { stop; die "kairosd$i did not start"; }
     done
   elif [ "$APP" = kvstore-socket ]; then
-    for i in $(seq 0 $((NODES - 1))); do
+    for i in $(seq 0 $((n - 1))); do
       start_kvstore "$i" || { stop; die "kvstore$i (abci-cli) did not start"; }
     done
   fi
-  for i in $(seq 0 $((NODES - 1))); do start_cometbft "$i"; done
+  for i in $(seq 0 $((n - 1))); do start_cometbft "$i"; done
   sleep 1
-  for i in $(seq 0 $((NODES - 1))); do
+  for i in $(seq 0 $((n - 1))); do
     [ -n "$(live_pid "cometbft$i")" ] ||
       { tail -n 20 "$DIR/logs/cometbft$i.log" >&2; stop; die "cometbft$i exited at start"; }
   done
-  echo "localnet: started 4 $APP validators in $DIR"
-  for i in $(seq 0 $((NODES - 1))); do
+  echo "localnet: started $n $APP nodes in $DIR"
+  for i in $(seq 0 $((n - 1))); do
     if [ "$APP" != kvstore ]; then
       local metrics=""
       ! is_kairos || metrics="  metrics http://127.0.0.1:$(metrics_port "$i")/metrics"
@@ -299,7 +327,9 @@ start() {
 }
 
 node_index() {
-  [[ "${1:-}" =~ ^[0-9]+$ ]] && [ "$1" -lt "$NODES" ] || die "expected a node index 0..$((NODES - 1)), not '${1:-}'"
+  local n
+  n=$(node_count)
+  [[ "${1:-}" =~ ^[0-9]+$ ]] && [ "$1" -lt "$n" ] || die "expected a node index 0..$((n - 1)), not '${1:-}'"
   [ -f "$DIR/node0/config/genesis.json" ] || die "no localnet in $DIR"
 }
 
@@ -340,10 +370,30 @@ start_node() {
   echo "localnet: started node$i (rpc http://127.0.0.1:$(rpc_port "$i"))"
 }
 
+# One more node: a full node with a new consensus key, peered with every node before it, started.
+add_node() {
+  is_kairos || die "add-node adds a kairos node, not a $APP one"
+  [ -f "$DIR/node0/config/genesis.json" ] || die "no localnet in $DIR"
+  find_binaries
+  local i peers="" j id
+  i=$(node_count)
+  node_ports_free "$i"
+  "$COMETBFT" init --home "$DIR/node$i" >/dev/null 2>&1 || die "cometbft init of node$i failed"
+  python3 "$ROOT/scripts/localnet.py" node-key "$i" "$DIR/node$i/config/node_key.json" >/dev/null
+  cp "$DIR/node0/config/genesis.json" "$DIR/node$i/config/genesis.json"
+  for j in $(seq 0 $((i - 1))); do
+    id=$("$COMETBFT" show-node-id --home "$DIR/node$j")
+    peers+="${peers:+,}$id@127.0.0.1:$(p2p_port "$j")"
+  done
+  configure_node "$DIR" "$i" "$peers"
+  start_node "$i"
+  echo "localnet: node$i is a full node; its consensus key: $("$COMETBFT" show-validator --home "$DIR/node$i")"
+}
+
 # SIGTERM to every process named <prefix><i> at once, up to 15 s for them to exit, then SIGKILL.
 stop_all() {
   local prefix=$1 i pid names=() pids=()
-  for i in $(seq 0 $((NODES - 1))); do
+  for i in $(seq 0 $(($(node_count) - 1))); do
     pid=$(live_pid "$prefix$i")
     if [ -n "$pid" ]; then
       kill -TERM "$pid" 2>/dev/null || true
@@ -378,7 +428,7 @@ status() {
   [ -d "$DIR" ] || die "no localnet in $DIR"
   local i
   printf '%-6s %-8s %-8s %8s  %-64s %5s\n' node "cometbft" "kairosd" height app_hash peers
-  for i in $(seq 0 $((NODES - 1))); do
+  for i in $(seq 0 $(($(node_count) - 1))); do
     local c k
     c=$(live_pid "cometbft$i"); k=$(live_pid "kairosd$i")
     is_kairos || k="-"
@@ -432,5 +482,6 @@ case "$cmd" in
     ;;
   kill-node) node_index "${2:-}"; kill_node "$2" ;;
   start-node) node_index "${2:-}"; start_node "$2" ;;
-  *) echo "usage: $0 init|start|stop|status|reset|logs|compose|kill-node I|start-node I" >&2; exit 2 ;;
+  add-node) add_node ;;
+  *) echo "usage: $0 init|start|stop|status|reset|logs|compose|kill-node I|start-node I|add-node" >&2; exit 2 ;;
 esac

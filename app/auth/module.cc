@@ -2,6 +2,7 @@
 
 #include "app/auth/genesis.h"
 #include "app/auth/msg_server.h"
+#include "app/auth/msgs.h"
 #include "app/module_list.h"
 #include "app/proto_util.h"
 #include "cosmos/auth/v1beta1/query.pb.h"
@@ -98,6 +99,24 @@ Result<QueryAnswer> AuthModule::Query(const QueryRequest& req) const {
     cosmos::auth::v1beta1::QueryAccountResponse r;
     r.mutable_account()->set_type_url("/cosmos.auth.v1beta1.BaseAccount");
     r.mutable_account()->set_value(value);
+    a.value = SerializeDeterministic(r);
+    return a;
+  }
+  if (req.path == "/cosmos.auth.v1beta1.Query/Params") {
+    // The stored params of the queried height (what its blocks used after it), proven by the
+    // params key; the defaults when a chain has none stored yet.
+    auto p = keeper_.ReadParams(*req.state);
+    if (!p.ok()) return p.status();
+    const SdkParams sdk = SdkParams::Of(*p);
+    cosmos::auth::v1beta1::QueryParamsResponse r;
+    auto* out = r.mutable_params();
+    out->set_max_memo_characters(sdk.max_memo_characters);
+    out->set_tx_sig_limit(sdk.tx_sig_limit);
+    out->set_tx_size_cost_per_byte(sdk.tx_size_cost_per_byte);
+    out->set_sig_verify_cost_ed25519(sdk.sig_verify_cost_ed25519);
+    out->set_sig_verify_cost_secp256k1(sdk.sig_verify_cost_secp256k1);
+    QueryAnswer a;
+    a.key = std::string(AuthKeeper::kParamsKey);
     a.value = SerializeDeterministic(r);
     return a;
   }

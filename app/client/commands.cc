@@ -21,6 +21,7 @@
 #include "app/client/cli_util.h"
 #include "app/client/config_commands.h"
 #include "app/client/locks_commands.h"
+#include "app/client/params_commands.h"
 #include "app/client/poa_commands.h"
 #include "app/client/node_commands.h"
 #include "app/client/encoding.h"
@@ -234,6 +235,7 @@ void AddTxCommands(CLI::App& app, const std::string& home) {
   send->add_option("amount", f->amount, "Coins, e.g. 1000stake or 10atom,5stake")->required();
   AddTxFlags(send, &f->tx);
   send->callback([&home, f] { RunSend(home, *f); });
+  AddAuthTxCommands(*tx, home);
   AddLocksTxCommands(*tx, home);
   AddPoaTxCommands(*tx, home);
 }
@@ -384,6 +386,7 @@ void AddQueryCommands(CLI::App& app, const std::string& home) {
   AddOutputFlag(mempool, &f->output);
   mempool->callback([&home, f] { RunQueryMempool(home, *f); });
   AddNodeQueryCommands(*query);
+  AddAuthQueryCommands(*query, home);
   AddLocksQueryCommands(*query, home);
   AddPoaQueryCommands(*query, home);
 }
@@ -421,6 +424,30 @@ void AddGenesisCommands(CLI::App& app, const std::string& home) {
                   "genesis.json to edit (default <home>/cometbft/config/genesis.json)");
   add->add_flag("--append", f->append, "Add the coins to an account already in the file");
   add->callback([&home, f] { RunAddAccount(home, *f); });
+
+  auto poa = std::make_shared<GenesisFlags>();
+  CLI::App* set_poa = genesis->add_subcommand(
+      "set-poa",
+      "Make the chain proof of authority: app_state.poa from the genesis validators, and its "
+      "authority");
+  set_poa->add_option("--authority", poa->account,
+                      "Who may change validators and params: an address or key name (default: "
+                      "none, or the section's)");
+  set_poa->add_option("--genesis", poa->genesis,
+                      "genesis.json to edit (default <home>/cometbft/config/genesis.json)");
+  set_poa->callback([&home, poa] {
+    const std::string path =
+        poa->genesis.empty()
+            ? (fs::path(home) / "cometbft" / "config" / "genesis.json").string()
+            : poa->genesis;
+    const std::string authority =
+        poa->account.empty()
+            ? std::string()
+            : Take(ResolveAddress(Keyring(KeyringPath(home)), poa->account), kExitUsage);
+    Check(SetGenesisPoaInFile(path, authority));
+    std::cout << "app_state.poa of " << path << ": the genesis validators"
+              << (authority.empty() ? "" : ", authority " + authority) << "\n";
+  });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <functional>
 #include <stdexcept>
 
 #include "ante/coins.h"
@@ -17,6 +18,14 @@ namespace kairos::client {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+constexpr std::string_view kAccountTooLate =
+    "InitChain read the genesis accounts when the chain began, so an account added now would "
+    "never be funded. Send coins from a funded account instead (kairosd tx send FROM ADDRESS "
+    "AMOUNT), or start a new chain (scripts/run-node.sh --reset, which keeps the keyring)";
+constexpr std::string_view kPoaTooLate =
+    "InitChain read the genesis validators when the chain began; change the set of a running "
+    "chain with its authority's `kairosd tx poa set-validator`";
 
 Status Bad(const std::string& what) { return Status::InvalidArgument(what); }
 
@@ -164,7 +173,7 @@ Status AddGenesisAccount(json* genesis, std::string_view address, std::string_vi
   return Status::OK();
 }
 
-Status CheckChainNotStarted(const std::string& genesis_path) {
+Status CheckChainNotStarted(const std::string& genesis_path, std::string_view consequence) {
   namespace fs = std::filesystem;
   const fs::path home = fs::path(genesis_path).parent_path().parent_path();
   const fs::path data = home / "data";
@@ -191,15 +200,16 @@ Status CheckChainNotStarted(const std::string& genesis_path) {
                               : "CometBFT has its state in " + (data / "state.db").string();
   return Status::InvalidArgument(
       "the chain of " + genesis_path + " has started (" + how +
-      "): InitChain read the genesis accounts when the chain began, so an account added now "
-      "would never be funded. Send coins from a funded account instead (kairosd tx send FROM " +
-      "ADDRESS AMOUNT), or start a new chain (scripts/run-node.sh --reset, which keeps the "
-      "keyring)");
+      "): " + std::string(consequence));
 }
 
-Status AddGenesisAccountToFile(const std::string& path, std::string_view address,
-                               std::string_view coins, AddAccountOptions options) {
-  if (Status s = CheckChainNotStarted(path); !s.ok()) return s;
+namespace {
+
+// Reads the genesis file at `path`, applies `edit` and replaces the file atomically (keeping its
+// mode). CheckChainNotStarted first, with `consequence`.
+Status EditGenesisFile(const std::string& path, std::string_view consequence,
+                       const std::function<Status(json*)>& edit) {
+  if (Status s = CheckChainNotStarted(path, consequence); !s.ok()) return s;
   Result<std::string> text = ReadWholeFile(path);
   if (!text.ok()) {
     if (text.status().IsNotFound()) {
@@ -214,7 +224,7 @@ Status AddGenesisAccountToFile(const std::string& path, std::string_view address
   } catch (const json::exception& e) {
     return Bad(path + " is not valid JSON: " + e.what());
   }
-  if (Status s = AddGenesisAccount(&genesis, address, coins, options); !s.ok()) return s;
+  if (Status s = edit(&genesis); !s.ok()) return s;
   struct stat st {};
   const mode_t mode = ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
   std::string out;
@@ -224,6 +234,84 @@ Status AddGenesisAccountToFile(const std::string& path, std::string_view address
     return Bad(path + ": cannot write it back: " + e.what());
   }
   return WriteFileAtomically(path, out, mode);
+}
+
+}  // namespace
+
+Status AddGenesisAccountToFile(const std::string& path, std::string_view address,
+                               std::string_view coins, AddAccountOptions options) {
+  return EditGenesisFile(path, kAccountTooLate, [&](json* genesis) {
+    return AddGenesisAccount(genesis, address, coins, options);
+  });
+}
+
+Status SetGenesisPoa(nlohmann::ordered_json* genesis, std::string_view authority) {
+  json doc = *genesis;
+  if (!doc.is_object()) return Bad("genesis: expected a JSON object");
+  if (!doc.contains("validators") || !doc["validators"].is_array() ||
+      doc["validators"].empty()) {
+    return Bad("genesis validators: none listed (the poa section is made from CometBFT's "
+               "genesis validators: `cometbft init` or `cometbft testnet` writes them)");
+  }
+  json validators = json::array();
+  const json& list = doc["validators"];
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string where = "genesis validators[" + std::to_string(i) + "]";
+    const json& v = list[i];
+    if (!v.is_object() || !v.contains("pub_key") || !v["pub_key"].is_object() ||
+        !v["pub_key"].contains("type") || !v["pub_key"]["type"].is_string() ||
+        !v["pub_key"].contains("value") || !v["pub_key"]["value"].is_string()) {
+      return Bad(where + ".pub_key: expected {\"type\": ..., \"value\": ...}");
+    }
+    const std::string type = v["pub_key"]["type"].get<std::string>();
+    std::string url;
+    if (type == "tendermint/PubKeyEd25519") {
+      url = "/cosmos.crypto.ed25519.PubKey";
+    } else if (type == "tendermint/PubKeySecp256k1") {
+      url = "/cosmos.crypto.secp256k1.PubKey";
+    } else {
+      return Bad(where + ".pub_key.type: \"" + type +
+                 "\" is not a key type the poa module takes (tendermint/PubKeyEd25519 or "
+                 "tendermint/PubKeySecp256k1)");
+    }
+    if (!v.contains("power") || !(v["power"].is_string() || v["power"].is_number_integer())) {
+      return Bad(where + ".power: missing or not an integer");
+    }
+    json entry = {{"pub_key", {{"@type", url}, {"key", v["pub_key"]["value"]}}},
+                  {"power", v["power"].is_string() ? v["power"].get<std::string>()
+                                                   : v["power"].dump()}};
+    if (v.contains("name") && v["name"].is_string() && !v["name"].get<std::string>().empty()) {
+      entry["moniker"] = v["name"];
+    }
+    validators.push_back(std::move(entry));
+  }
+  if (!doc.contains("app_state") || doc["app_state"].is_null() ||
+      (doc["app_state"].is_string() && doc["app_state"].get<std::string>().empty())) {
+    doc["app_state"] = json::object();
+  }
+  json& app_state = doc["app_state"];
+  if (!app_state.is_object()) return Bad("genesis app_state: must be an object");
+  json poa = app_state.contains("poa") && app_state["poa"].is_object() ? app_state["poa"]
+                                                                       : json::object();
+  if (!authority.empty()) {
+    if (Result<std::string> a = crypto::DecodeAccountAddress(authority); !a.ok()) {
+      return Bad("authority: " + a.status().message());
+    }
+    poa["authority"] = std::string(authority);
+  }
+  poa["validators"] = std::move(validators);
+  app_state["poa"] = std::move(poa);
+  Result<app::Genesis> check = app::ParseGenesis(app_state.dump());
+  if (!check.ok()) {
+    return Bad("the node would not accept the result: " + check.status().message());
+  }
+  *genesis = std::move(doc);
+  return Status::OK();
+}
+
+Status SetGenesisPoaInFile(const std::string& path, std::string_view authority) {
+  return EditGenesisFile(path, kPoaTooLate,
+                         [&](json* genesis) { return SetGenesisPoa(genesis, authority); });
 }
 
 }  // namespace kairos::client

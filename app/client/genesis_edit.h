@@ -41,11 +41,21 @@ Status AddGenesisAccount(nlohmann::ordered_json* genesis, std::string_view addre
 // <CometBFT home>/config/genesis.json; the chain has started when <CometBFT home>/data has a
 // priv_validator_state.json above height 0 or a state database (state.db). InvalidArgument
 // naming the height and what to do instead (a transfer from a funded account, or a new chain).
-Status CheckChainNotStarted(const std::string& genesis_path);
+// `consequence` says what editing now would do (the account's or the poa section's text).
+Status CheckChainNotStarted(const std::string& genesis_path, std::string_view consequence);
 
 // Reads `path`, applies AddGenesisAccount, and replaces the file atomically (keeping its mode).
 // CheckChainNotStarted first.
 Status AddGenesisAccountToFile(const std::string& path, std::string_view address,
                                std::string_view coins, AddAccountOptions options);
+
+// `kairosd genesis set-poa`: app_state.poa from CometBFT's genesis validators (each one's key,
+// power and name as moniker), in the layout app/poa/genesis.h parses, with `authority` (bech32;
+// empty: leave the section's authority as it is, or none). Params already in the section are
+// kept. InvalidArgument for a document with no validators, a key type the module does not take,
+// or a result the node would not accept.
+Status SetGenesisPoa(nlohmann::ordered_json* genesis, std::string_view authority);
+// The same on a file, in place (CheckChainNotStarted first).
+Status SetGenesisPoaInFile(const std::string& path, std::string_view authority);
 
 }  // namespace kairos::client

@@ -8,6 +8,7 @@
 
 #include "app/client/chain_queries.h"
 #include "app/client/cli_util.h"
+#include "app/client/params_commands.h"
 #include "app/locks/keeper.h"
 #include "app/locks/msg_server.h"
 #include "app/locks/queries.h"
@@ -373,6 +374,26 @@ void AddLocksTxCommands(CLI::App& tx, const std::string& home) {
           app::locks::MsgRelease{from.address, Raw(from.address), holder, Raw(holder)}};
     });
   });
+
+  AddUpdateParamsCommand(
+      *locks, home,
+      {.module = "locks",
+       .current =
+           [](RpcClient& rpc) -> std::unique_ptr<google::protobuf::Message> {
+             const auto r =
+                 Ask<lpb::QueryParamsResponse>(rpc, "Params", lpb::QueryParamsRequest(), 0);
+             return std::make_unique<lpb::Params>(r.params());
+           },
+       .make = [](const std::string& authority, const google::protobuf::Message& m) {
+         app::locks::MsgUpdateParams msg;
+         msg.authority_address = authority;
+         msg.authority = Raw(authority);
+         // Checked by the chain (ValidateBasic names the field); here only what cannot be
+         // sent at all (an amount that is not a decimal integer).
+         msg.params = Take(app::locks::FromProto(dynamic_cast<const lpb::Params&>(m)),
+                           kExitUsage, "the new params: ");
+         return ante::Msg(msg);
+       }});
 }
 
 void AddLocksQueryCommands(CLI::App& query, const std::string& home) {

@@ -6,6 +6,7 @@ the logs printed on failure, and the directory reset (KAIROS_E2E_KEEP=1 keeps it
     with LocalnetCluster("crash") as net:
         net.nodes[0].wait_for_height(2)        # harness.RunningNode per validator
         net.kill_node(2); net.start_node(2)    # localnet.sh kill-node / start-node
+        net.add_node()                         # localnet.sh add-node: node4, a full node
         net.bench_load_argv(...)               # kairosd bench load against it
 
 Also `load_key(node, name)`, which makes a localnet keyring key usable by node.build_send.
@@ -19,15 +20,17 @@ import tempfile
 
 import harness
 from harness import check, log
-from test_localnet import NODES, PORTS_PER_NODE, alive, dump_logs, free_port_base, localnet, pids
+from test_localnet import NODES, PORTS_PER_NODE, alive, dump_logs, localnet, pids
 
 
 class LocalnetCluster:
-    def __init__(self, name):
+    def __init__(self, name, room=NODES):
+        """room: how many nodes the ports are reserved for (add_node needs more than 4)."""
         self.name = name
         self.tmp = tempfile.mkdtemp(prefix=f"kairos-e2e-localnet-{name}-")
         self.dir = os.path.join(self.tmp, "net")
-        self.base = free_port_base()
+        self.room = room
+        self.base = harness.free_port_run(room * PORTS_PER_NODE)
         self.env = dict(os.environ, KAIROS_LOCALNET_DIR=self.dir,
                         KAIROS_LOCALNET_PORT=str(self.base), KAIROSD=harness.KAIROSD,
                         COMETBFT=harness.COMETBFT,
@@ -52,7 +55,7 @@ class LocalnetCluster:
 
     def __enter__(self):
         log(f"localnet {self.name} in {self.dir}, ports "
-            f"{self.base}..{self.base + NODES * PORTS_PER_NODE - 1}")
+            f"{self.base}..{self.base + self.room * PORTS_PER_NODE - 1}")
         try:
             log(self.run("start").rstrip())
             self._note_pids()
@@ -69,6 +72,17 @@ class LocalnetCluster:
     def start_node(self, i):
         log(self.run("start-node", str(i)).rstrip())
         self._note_pids()
+
+    def add_node(self):
+        """localnet.sh add-node: one more node (a full node with a new consensus key), started;
+        returns its RunningNode (also appended to self.nodes)."""
+        i = len(self.nodes)
+        harness.check(i < self.room, f"ports reserved for {self.room} nodes, not {i + 1}")
+        log(self.run("add-node", timeout=180).rstrip())
+        self._note_pids()
+        node = harness.RunningNode(f"node{i}", self.rpc_port(i), self.keyring)
+        self.nodes.append(node)
+        return node
 
     def bench_load_argv(self, *args):
         """`kairosd --home <keyring> bench load ARGS` (the env carries the passphrase)."""
@@ -87,7 +101,7 @@ class LocalnetCluster:
             for pid in still.values():  # never leave them behind, even after a failed stop
                 os.kill(pid, 9)
         check(not still, f"alive after localnet.sh stop: {still}")
-        for i in range(NODES):
+        for i in range(len(self.nodes)):
             path = os.path.join(self.dir, "logs", f"kairosd{i}.log")
             if not os.path.exists(path):
                 continue
