@@ -1,5 +1,6 @@
 #include "app/genesis.h"
 
+#include <algorithm>
 #include <tuple>
 #include <utility>
 
@@ -7,6 +8,8 @@
 #include "app/genesis_json.h"
 #include "app/module_list.h"
 #include "store/big_endian.h"
+#include "store/map_reader.h"
+#include "store/merkle_store.h"
 
 namespace kairos::app {
 
@@ -120,6 +123,41 @@ Result<json> ExportGenesisDocument(const store::KvReader& state, std::int64_t he
   if (app_state->contains("poa")) doc["validators"] = json::array();
   doc["app_state"] = std::move(*app_state);
   return doc;
+}
+
+Result<json> ExportGenesisAt(const store::MerkleStore& store, std::int64_t height,
+                             const json& base, const ModuleList& modules) {
+  const std::int64_t latest = store.version();
+  if (latest == 0) return Status::InvalidArgument("the store has no committed block");
+  if (height == 0) height = latest;
+  if (height > latest) {
+    return Status::InvalidArgument("height " + std::to_string(height) +
+                                   " is not committed (the store's latest is " +
+                                   std::to_string(latest) + ")");
+  }
+  const std::int64_t earliest = std::max<std::int64_t>(store.earliest_version(), 1);
+  if (height < earliest) {
+    return Status::InvalidArgument(
+        "height " + std::to_string(height) + " is no longer kept: the store keeps heights " +
+        std::to_string(earliest) + " to " + std::to_string(latest) +
+        " (store.keep_recent in config.toml sets how many recent heights are kept; 0 keeps "
+        "all)");
+  }
+  if (height == latest) return ExportGenesisDocument(store, height, base, modules);
+  // A past version's keys are not indexed in key order (the store's S index is the latest
+  // version's): its tree is walked into memory and read from there.
+  auto view = store.View(height);
+  if (!view.ok()) return view.status();
+  store::MapReader::Map state;
+  if (Status s = (*view)->ForEachLeaf([&state](const store::StoreLeaf& leaf) {
+        state.emplace(leaf.key, leaf.value);
+        return Status::OK();
+      });
+      !s.ok()) {
+    return s;
+  }
+  const store::MapReader reader(std::move(state));
+  return ExportGenesisDocument(reader, height, base, modules);
 }
 
 }  // namespace kairos::app

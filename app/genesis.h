@@ -26,6 +26,10 @@
 #include "store/kv.h"
 #include "store/status.h"
 
+namespace kairos::store {
+class MerkleStore;
+}  // namespace kairos::store
+
 namespace kairos::app {
 
 class ModuleList;
@@ -70,5 +74,15 @@ Result<nlohmann::json> ExportAppState(const store::KvReader& state, const Module
 Result<nlohmann::json> ExportGenesisDocument(const store::KvReader& state, std::int64_t height,
                                              const nlohmann::json& base,
                                              const ModuleList& modules);
+
+// `kairosd export`: ExportGenesisDocument of the store's committed `height` (0: the latest),
+// any height the store still keeps. The latest version is read in place; an older one is
+// walked (StoreView::ForEachLeaf, its tree rebuilt when it is no longer in memory) into a
+// store::MapReader, which holds the whole state in memory: an offline command's affair (the
+// node is stopped). InvalidArgument for a height that is not committed yet, or below the
+// oldest kept one (naming it, and store.keep_recent, which decides how many are kept).
+// REQUIRES: nothing else uses `store` meanwhile (the executor's thread, or a stopped node).
+Result<nlohmann::json> ExportGenesisAt(const store::MerkleStore& store, std::int64_t height,
+                                       const nlohmann::json& base, const ModuleList& modules);
 
 }  // namespace kairos::app

@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <future>
 #include <list>
 #include <map>
@@ -148,12 +149,27 @@ struct KeyProof {
   std::optional<ExistenceProof> right;
 };
 
+// One key of a version, as a walk of its tree (StoreView::ForEachLeaf) gives it. The views
+// point into the walk's buffers: valid during the visit only.
+struct StoreLeaf {
+  Hash key_hash;            // sha256(key): the walk's order
+  std::string_view key;
+  std::string_view value;   // checked against the leaf's hash
+  Version value_version;    // the version that wrote the value
+};
+// Called once per leaf; a non-OK status ends the walk, which returns it (a caller that wants
+// to stop early returns a status of its own and recognises it).
+using LeafVisitor = std::function<Status(const StoreLeaf&)>;
+// Leaves a walk collects per step: under the view lock when the tree is in memory, so a commit
+// waits for one step's walk at most (a few hundred leaves, their pages mostly in memory).
+inline constexpr std::size_t kStoreWalkBatch = 256;
+
 class MerkleStore;
 
-// A read-only view of one committed version: point reads, range scans (of the latest version)
-// and proofs, from any thread, while the executor goes on staging and committing. It reads the
-// database through a LevelDB snapshot taken when the view was made, so what it sees never
-// changes, and never fills a cache that blocks use (the value cache is only looked up, the
+// A read-only view of one committed version: point reads, range scans (of the latest version),
+// walks of every key (any kept version) and proofs, from any thread, while the executor goes
+// on staging and committing. It reads the database through a LevelDB snapshot taken when the
+// view was made, so what it sees never changes, and never fills a cache that blocks use (the value cache is only looked up, the
 // page cache only read). A view of a version that has been pruned since it was made still
 // answers. Immutable and thread-safe; made by MerkleStore::View. REQUIRES: the store outlives
 // its views.
@@ -176,6 +192,18 @@ class StoreView final : public KvReader, public std::enable_shared_from_this<Sto
   // store's recent_versions before it; an older one is rebuilt from a checkpoint (or taken
   // from the store's rebuild cache). InvalidArgument for an empty tree.
   Status Prove(std::string_view key, KeyProof* out) const;
+  // Visits every key of this version with its value, in key-hash order (sha256(key), the
+  // tree's order: deterministic, not key order), from the first key hash at or above `from`.
+  // Works at every kept version, the latest or not: it walks the version's tree (in memory
+  // when recent, else rebuilt as for Prove) and reads each leaf's value from V at the leaf's
+  // version, checked against the leaf hash (a page that does not hash to its parent's slot, a
+  // misplaced leaf or a value that does not match its leaf is Corruption). Memory stays
+  // bounded (a batch of leaf slots and one value at a time, plus a rebuild's pages): it walks
+  // kStoreWalkBatch leaves at a time, holding the store's view lock for one batch of an
+  // in-memory tree at most, so commits go on between batches; a rebuild needs no lock. For an
+  // export, or a state sync snapshot streamed leaf by leaf (the order lets key-hash ranges be
+  // cut into chunks).
+  Status ForEachLeaf(const LeafVisitor& visit, const Hash& from = kEmptyHash) const;
 
  private:
   friend class MerkleStore;
@@ -372,6 +400,11 @@ class MerkleStore final : public KvReader, private PageReader {
   // looked up), else from V in `snapshot` (checked against the leaf).
   Status ReadProofLeaf(LeafPath path, const leveldb::Snapshot* snapshot,
                        ExistenceProof* out) const;
+  // The key and value of a leaf slot (leaf hash, key hash, value version), as ReadProofLeaf.
+  Status ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* snapshot, std::string* key,
+                       std::string* value) const;
+  // StoreView::ForEachLeaf.
+  Status WalkLeaves(const StoreView& view, Hash from, const LeafVisitor& visit) const;
   // Whether the tree of `version` is in memory: the latest, or one whose later versions'
   // replaced pages are all still in recent_. REQUIRES: view_mu_ held.
   bool InMemory(Version version) const;

@@ -819,6 +819,74 @@ Status FindLeaf(const PageReader& reader, const Slot& root, const Hash& key_hash
   return Status::OK();
 }
 
+namespace {
+
+// CollectLeaves' depth-first walk: slots left to right, skipping the subtrees wholly below
+// `from` (only the slots on from's own path can hold key hashes on both sides of it).
+class LeafCollector {
+ public:
+  LeafCollector(const PageReader& reader, const Hash& from, std::size_t limit,
+                std::vector<Slot>* out)
+      : reader_(reader), from_(from), limit_(limit), out_(out) {}
+
+  // `on_from_path`: the path is a prefix of from_ (below it, key hashes may be under from_).
+  Status Visit(const Slot& slot, const NibblePath& path, bool on_from_path) {
+    if (slot.kind == Slot::Kind::kEmpty || out_->size() >= limit_) return Status::OK();
+    if (slot.kind == Slot::Kind::kLeaf) {
+      for (int i = 0; i < path.size(); ++i) {
+        if (NibbleAt(slot.key_hash, i) != path.at(i)) {
+          return Status::Corruption("a leaf at depth " + std::to_string(path.size()) +
+                                    " is not where its key hash leads");
+        }
+      }
+      if (!on_from_path || slot.key_hash >= from_) out_->push_back(slot);
+      return Status::OK();
+    }
+    auto page = reader_.LoadPage(slot.version, path);
+    if (!page.ok()) return page.status();
+    const Page& p = **page;
+    if (p.hash() != slot.hash) {
+      return Status::Corruption("the tree page at version " + std::to_string(slot.version) +
+                                " depth " + std::to_string(path.size()) +
+                                " does not hash to what its parent names");
+    }
+    const int first = on_from_path ? NibbleAt(from_, path.size()) : 0;
+    for (int j = first; j < kSlotsPerPage && out_->size() < limit_; ++j) {
+      if (p.slot_empty(j)) continue;
+      const auto nibble = static_cast<std::uint8_t>(j);
+      if (Status s = Visit(p.slot(j), path.Child(nibble), on_from_path && j == first); !s.ok()) {
+        return s;
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  const PageReader& reader_;
+  const Hash& from_;
+  const std::size_t limit_;
+  std::vector<Slot>* out_;
+};
+
+}  // namespace
+
+Status CollectLeaves(const PageReader& reader, const Slot& root, const Hash& from,
+                     std::size_t limit, std::vector<Slot>* out) {
+  LeafCollector collector(reader, from, limit, out);
+  return collector.Visit(root, NibblePath(), /*on_from_path=*/true);
+}
+
+bool NextKeyHash(Hash* h) {
+  Hash next = *h;
+  for (auto it = next.rbegin(); it != next.rend(); ++it) {
+    if (++*it != 0) {  // no carry out of this byte
+      *h = next;
+      return true;
+    }
+  }
+  return false;  // every byte was 0xff
+}
+
 Hash RootFromPath(const LeafPath& path) {
   Hash h = path.leaf_hash;
   for (const PathStep& step : path.steps) {

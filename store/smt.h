@@ -235,6 +235,19 @@ Status Lookup(const PageReader& reader, const Slot& root, const Hash& key_hash, 
 // empty slot when the key is absent. One walk down, no paths: what a point read needs.
 Status FindLeaf(const PageReader& reader, const Slot& root, const Hash& key_hash, Slot* leaf);
 
+// Appends to `out` the leaf slots of the tree at `root` whose key hash is `from` or above, in
+// key-hash order, until `out` holds `limit` slots (the walk loads only the pages it goes
+// through). Checks that every page it loads hashes to what its parent slot names and that every
+// leaf lies where its key hash leads, so the leaves of a trusted root are authenticated (each
+// leaf's value is checked against its leaf hash by whoever reads it). To go on, call again
+// from the key hash after the last one (NextKeyHash).
+Status CollectLeaves(const PageReader& reader, const Slot& root, const Hash& from,
+                     std::size_t limit, std::vector<Slot>* out);
+
+// The key hash after `*h` as a 256-bit big-endian number; false (and *h unchanged) when *h is
+// the largest.
+bool NextKeyHash(Hash* h);
+
 // Recomputes the root from a path (for tests and self-checks).
 Hash RootFromPath(const LeafPath& path);
 

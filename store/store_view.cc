@@ -1,6 +1,7 @@
 // StoreView and the store's thread-safe read paths: views of committed versions, point reads at
-// a version (the V table read newest-first), proofs from the in-memory trees of the latest and
-// recent versions, and past trees rebuilt from a durable checkpoint (and cached for reuse).
+// a version (the V table read newest-first), proofs and whole-version walks (every leaf, in
+// key-hash order) from the in-memory trees of the latest and recent versions, and past trees
+// rebuilt from a durable checkpoint (and cached for reuse).
 //
 // Thread-safety: every function here may run on any thread while the executor stages and
 // commits. What the executor changes (the latest root, the markers, the in-memory pages) is
@@ -183,6 +184,10 @@ std::unique_ptr<KvIterator> StoreView::Iterate(std::string_view start,
       });
 }
 
+Status StoreView::ForEachLeaf(const LeafVisitor& visit, const Hash& from) const {
+  return store_->WalkLeaves(*this, from, visit);
+}
+
 Status StoreView::Prove(std::string_view key, KeyProof* out) const {
   if (root_.empty()) {
     return Status::InvalidArgument("the tree at version " + std::to_string(version_) +
@@ -240,18 +245,25 @@ Status MerkleStore::ViewGet(const StoreView& view, std::string_view key,
 
 Status MerkleStore::ReadProofLeaf(LeafPath path, const leveldb::Snapshot* snapshot,
                                   ExistenceProof* out) const {
+  const Slot leaf = Slot::LeafWithHash(path.key_hash, path.leaf_hash, path.leaf_version);
+  if (Status s = ReadLeafValue(leaf, snapshot, &out->key, &out->value); !s.ok()) return s;
+  out->path = std::move(path);
+  return Status::OK();
+}
+
+Status MerkleStore::ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* snapshot,
+                                  std::string* key_out, std::string* value_out) const {
   // The leaf slot says which version wrote the value. The value cache holds the key's latest
   // record: when that is the leaf's version, it is the leaf's key and value (V records never
   // change), read with checksums or written by a commit.
   {
     std::lock_guard lock(value_mu_);
-    if (auto it = values_by_hash_.find(path.key_hash); it != values_by_hash_.end()) {
+    if (auto it = values_by_hash_.find(leaf.key_hash); it != values_by_hash_.end()) {
       const auto& [key, cached] = *it->second;
       if (cached.record &&
-          ReadBigEndian64(*cached.record) == static_cast<std::uint64_t>(path.leaf_version)) {
-        out->key = key;
-        out->value.assign(*cached.record, 8);
-        out->path = std::move(path);
+          ReadBigEndian64(*cached.record) == static_cast<std::uint64_t>(leaf.version)) {
+        *key_out = key;
+        value_out->assign(*cached.record, 8);
         return Status::OK();
       }
     }
@@ -261,23 +273,78 @@ Status MerkleStore::ReadProofLeaf(LeafPath path, const leveldb::Snapshot* snapsh
   std::string record;
   leveldb::ReadOptions read = ViewRead();
   read.snapshot = snapshot;
-  const leveldb::Status s = db_->Get(read, ValueKey(path.key_hash, path.leaf_version), &record);
+  const leveldb::Status s = db_->Get(read, ValueKey(leaf.key_hash, leaf.version), &record);
   if (!s.ok()) {
-    return Status::Corruption("a leaf written at version " + std::to_string(path.leaf_version) +
+    return Status::Corruption("a leaf written at version " + std::to_string(leaf.version) +
                               " has no value: " + s.ToString());
   }
   std::string_view key, value;
   if (!DecodeValueRecord(record, &key, &value)) {
     return Status::Corruption("a leaf's value record is malformed or a tombstone");
   }
-  if (LeafHash(path.key_hash, Sha256Of(value)) != path.leaf_hash ||
-      Sha256Of(key) != path.key_hash) {
-    return Status::Corruption("a stored value does not match its leaf");
+  if (LeafHash(leaf.key_hash, Sha256Of(value)) != leaf.hash || Sha256Of(key) != leaf.key_hash) {
+    return Status::Corruption("a stored value does not match its leaf (written at version " +
+                              std::to_string(leaf.version) + ")");
   }
-  out->key.assign(key);
-  out->value.assign(value);
-  out->path = std::move(path);
+  key_out->assign(key);
+  value_out->assign(value);
   return Status::OK();
+}
+
+Status MerkleStore::WalkLeaves(const StoreView& view, Hash from, const LeafVisitor& visit) const {
+  if (view.root_.empty()) return Status::OK();
+  // Once the version has left memory (later commits freed its replaced pages), the walk goes
+  // on in a rebuild of it, kept to the end and then offered to the rebuild cache.
+  std::unique_ptr<Reconstruction> rebuilt;
+  std::vector<Slot> batch;
+  batch.reserve(kStoreWalkBatch);
+  std::string key, value;
+  Status result;
+  for (;;) {
+    batch.clear();
+    bool walked = false;
+    Status s;
+    if (rebuilt == nullptr) {
+      // As ViewLookup: the in-memory tree under the reader lock, its on-disk pages in a
+      // snapshot as recent as the in-memory state. One batch per hold: a commit waits for one
+      // batch's walk at most.
+      absl::ReaderMutexLock lock(&view_mu_);
+      if (InMemory(view.version_)) {
+        std::shared_ptr<const leveldb::Snapshot> now = view.snapshot_;
+        if (latest_.version != view.latest_when_made_) now = NewSnapshot();
+        const RecentReader reader(this, view.version_, now.get());
+        s = CollectLeaves(reader, view.root_, from, kStoreWalkBatch, &batch);
+        walked = true;
+      }
+    }
+    if (!walked) {
+      if (rebuilt == nullptr) {
+        if (Status r = Rebuild(view, &rebuilt); !r.ok()) return r;
+      }
+      s = CollectLeaves(*rebuilt, rebuilt->root, from, kStoreWalkBatch, &batch);
+    }
+    if (!s.ok()) {
+      result = s;
+      break;
+    }
+    // The values, outside the lock: V records at or below the view's version are in its
+    // snapshot, whatever was committed or pruned since.
+    for (const Slot& leaf : batch) {
+      if (Status r = ReadLeafValue(leaf, view.snapshot_.get(), &key, &value); !r.ok()) {
+        result = r;
+        break;
+      }
+      if (Status r = visit(StoreLeaf{leaf.key_hash, key, value, leaf.version}); !r.ok()) {
+        result = r;
+        break;
+      }
+    }
+    if (!result.ok() || batch.size() < kStoreWalkBatch) break;
+    from = batch.back().key_hash;
+    if (!NextKeyHash(&from)) break;  // the last key hash there can be
+  }
+  if (rebuilt != nullptr) rebuilds_->Put(std::move(rebuilt));
+  return result;
 }
 
 // --- trees ----------------------------------------------------------------------------------

@@ -12,43 +12,18 @@
 #include <vector>
 
 #include "store/branch.h"
+#include "store/map_reader.h"
 
 using namespace kairos::store;
 using kairos::Status;
 
 namespace {
 
-// A parent that is not a branch, so the branch under test caches its answers (as the check
-// state does over the committed store).
-class MapReader final : public KvReader {
- public:
-  explicit MapReader(std::map<std::string, std::string> data) : data_(std::move(data)) {}
-  Status Get(std::string_view key, std::string* value) const override {
-    auto it = data_.find(std::string(key));
-    if (it == data_.end()) return Status::NotFound("absent");
-    *value = it->second;
-    return Status::OK();
-  }
-  std::unique_ptr<KvIterator> Iterate(std::string_view start, std::string_view end) const override {
-    return std::make_unique<Iter>(data_.lower_bound(std::string(start)),
-                                  end.empty() ? data_.end() : data_.lower_bound(std::string(end)));
-  }
-
- private:
-  class Iter final : public KvIterator {
-   public:
-    using It = std::map<std::string, std::string>::const_iterator;
-    Iter(It it, It end) : it_(it), end_(end) {}
-    bool Valid() const override { return it_ != end_; }
-    std::string_view key() const override { return it_->first; }
-    std::string_view value() const override { return it_->second; }
-    void Next() override { ++it_; }
-
-   private:
-    It it_, end_;
-  };
-  std::map<std::string, std::string> data_;
-};
+// A parent that is not a branch (store::MapReader), so the branch under test caches its answers
+// (as the check state does over the committed store).
+MapReader Parent(const std::map<std::string, std::string>& data) {
+  return MapReader(MapReader::Map(data.begin(), data.end()));
+}
 
 using Model = std::map<std::string, std::optional<std::string>>;  // the branch's writes
 
@@ -107,7 +82,7 @@ TEST_CASE("a branch journal that commits keeps its writes, one that rolls back l
   for (int i = 0; i < 10; ++i) keys.push_back("k0" + std::to_string(i));
   std::mt19937 rng(20261121);
   for (int trial = 0; trial < 200; ++trial) {
-    MapReader parent(parent_data);
+    MapReader parent = Parent(parent_data);
     Branch b(parent, KvLimits{});
     Model committed;  // the branch's writes that stand
     for (int round = 0; round < 12; ++round) {
@@ -167,7 +142,7 @@ TEST_CASE("a branch journal that commits keeps its writes, one that rolls back l
 
 TEST_CASE("a rolled-back journal restores a key written before it and rewritten in it",
           "[store][branch]") {
-  MapReader parent(std::map<std::string, std::string>{{"a", "1"}});
+  MapReader parent = Parent({{"a", "1"}});
   Branch b(parent, KvLimits{});
   REQUIRE(b.Set("a", "2").ok());
   b.BeginJournal();
@@ -187,7 +162,7 @@ TEST_CASE("a rolled-back journal restores a key written before it and rewritten 
 
 TEST_CASE("a journaled write may take its value from the branch's own iterator",
           "[store][branch]") {
-  MapReader parent(std::map<std::string, std::string>{{"p", "parent"}});
+  MapReader parent = Parent({{"p", "parent"}});
   Branch b(parent, KvLimits{});
   // Short values (held inline by std::string) and long ones (on the heap).
   REQUIRE(b.Set("a", "x").ok());

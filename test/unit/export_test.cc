@@ -2,7 +2,9 @@
 // with accounts that sent ordered and unordered txs (sequences, public keys, pending nonces),
 // fees and a poa section is exported at its last height; a fresh app InitChains from that
 // app_state, and every key and value of both stores must be equal except meta/initial_height
-// (H + 1 by design). Also: the original genesis format parses as before.
+// (H + 1 by design). A past height, walked from its tree, exports what it exported when it
+// was the latest; heights not kept or not committed are refused with the kept range. Also:
+// the original genesis format parses as before.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -30,10 +32,14 @@ std::map<std::string, std::string> AllKeys(const store::MerkleStore& s) {
   return out;
 }
 
-std::unique_ptr<store::MerkleStore> OpenStore(const std::filesystem::path& dir) {
+// keep_recent 0: every version kept.
+std::unique_ptr<store::MerkleStore> OpenStore(const std::filesystem::path& dir,
+                                              std::int64_t keep_recent = 0,
+                                              std::int64_t prune_interval = 10) {
   store::StoreOptions so;
   so.dir = dir;
-  so.keep_recent = 0;
+  so.keep_recent = keep_recent;
+  so.prune_interval = prune_interval;
   auto db = store::MerkleStore::Open(so);
   REQUIRE(db.ok());
   return std::move(*db);
@@ -173,6 +179,95 @@ TEST_CASE("export: InitChain of the exported app_state rebuilds every key and va
     INFO("key only in the rebuilt store: " << ante::Printable(key, 96));
     CHECK(original.count(key) == 1);
   }
+}
+
+TEST_CASE("export: a past height exports what it exported when it was the latest",
+          "[export]") {
+  const TestKey alice = MakeKey("alice"), bob = MakeKey("bob");
+  TempDir dir;
+  auto modules = app::ModuleList::Chain();
+  const json base = json::object();
+  // Blocks on the store in dir/a, through the app (opened on it, then closed again).
+  auto run_blocks = [&](bool init, int count, std::uint64_t first_sequence) {
+    auto opened = app::KairosApp::Open(OpenStore(dir / "a"));
+    REQUIRE(opened.ok());
+    auto& a = **opened;
+    if (init) {
+      abci_pb::RequestInitChain req;
+      req.set_chain_id(TestChain::kChainId);
+      req.set_initial_height(1);
+      req.set_app_state_bytes(AppStateJson({{alice, "1000000stake"}, {bob, "1000stake"}}));
+      req.mutable_consensus_params()->mutable_block()->set_max_gas(10'000'000);
+      a.InitChain(req);
+    }
+    for (int i = 0; i < count; ++i) {
+      SendOptions o;
+      o.account_number = 0;
+      o.sequence = first_sequence + static_cast<std::uint64_t>(i);
+      o.fee = "200stake";
+      const std::string tx =
+          app::BuildSignedTx(SpecOf({MakeSend(alice, bob, std::to_string(i + 1) + "stake")}, o),
+                             {SignerOf(alice, 0, o.sequence)}, TestChain::kChainId);
+      abci_pb::RequestFinalizeBlock req;
+      req.set_height(a.last_height() + 1);
+      req.mutable_time()->set_seconds(kT0 / kSecond + a.last_height() + 1);
+      req.add_txs(tx);
+      auto res = a.FinalizeBlock(req);
+      REQUIRE(res.tx_results_size() == 1);
+      REQUIRE(res.tx_results(0).code() == 0);
+      a.Commit({});
+    }
+  };
+  auto export_at = [&](std::int64_t height) {
+    auto db = OpenStore(dir / "a");
+    auto doc = app::ExportGenesisAt(*db, height, base, *modules);
+    INFO(doc.status().ToString());
+    REQUIRE(doc.ok());
+    return std::make_pair(*doc, db->version());
+  };
+
+  run_blocks(/*init=*/true, 3, 0);
+  const auto [when_latest, height] = export_at(0);  // read in place (the key index)
+  REQUIRE(height == 3);
+  // More blocks change the balances; the store's default recent_versions (4) is passed, so
+  // height 3 is rebuilt from the changesets for the walk.
+  run_blocks(/*init=*/false, 6, 3);
+  const auto [now, latest] = export_at(height);
+  REQUIRE(latest == 9);
+  CHECK(now.dump() == when_latest.dump());
+  CHECK(now["initial_height"] == "4");
+  // The latest export is another state (alice sent more), so the comparison above can fail.
+  const auto [newest, newest_height] = export_at(0);
+  CHECK(newest["app_state"]["bank"] != when_latest["app_state"]["bank"]);
+}
+
+TEST_CASE("export: a height that is not kept or not committed is refused", "[export]") {
+  TempDir dir;
+  auto modules = app::ModuleList::Chain();
+  auto db = OpenStore(dir / "a", /*keep_recent=*/2, /*prune_interval=*/1);
+  auto empty = app::ExportGenesisAt(*db, 0, json::object(), *modules);
+  REQUIRE(!empty.ok());
+  CHECK(empty.status().message() == "the store has no committed block");
+  for (store::Version v = 1; v <= 6; ++v) {
+    REQUIRE(db->Stage(v, {{"k", std::to_string(v)}}).ok());
+    REQUIRE(db->Commit().ok());
+  }
+  const store::Version earliest = db->earliest_version();
+  REQUIRE(earliest > 1);
+  REQUIRE(earliest < 6);
+  auto pruned = app::ExportGenesisAt(*db, earliest - 1, json::object(), *modules);
+  REQUIRE(!pruned.ok());
+  CHECK(pruned.status().code() == Status::Code::kInvalidArgument);
+  CHECK(pruned.status().message() ==
+        "height " + std::to_string(earliest - 1) + " is no longer kept: the store keeps heights " +
+            std::to_string(earliest) +
+            " to 6 (store.keep_recent in config.toml sets how many recent heights are kept; 0 "
+            "keeps all)");
+  auto future = app::ExportGenesisAt(*db, 7, json::object(), *modules);
+  REQUIRE(!future.ok());
+  CHECK(future.status().message() == "height 7 is not committed (the store's latest is 6)");
+  // The oldest kept height is exported (the walk of a version below the latest).
+  CHECK(app::ExportGenesisAt(*db, earliest, json::object(), *modules).ok());
 }
 
 TEST_CASE("export: a bank supply burned to zero is exported and rebuilt", "[export]") {
