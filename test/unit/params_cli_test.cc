@@ -1,6 +1,7 @@
-// Unit tests for the CLI's params and poa genesis helpers: ApplyParamAssignments (`tx <module>
-// update-params AUTHORITY KEY=VALUE...`) on the auth and locks Params messages, and
-// SetGenesisPoa (`kairosd genesis set-poa`) from CometBFT's genesis validators.
+// Unit tests for the CLI's authority helpers: ApplyParamAssignments (`tx <module> update-params
+// AUTHORITY KEY=VALUE...`) on the auth and locks Params messages, SetGenesisPoa (`kairosd
+// genesis set-poa`) from CometBFT's genesis validators, and ParseConsensusKey (`tx poa
+// set-validator`'s PUBKEY in its three forms, and its refusals).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "app/client/genesis_edit.h"
 #include "app/client/params_commands.h"
+#include "app/client/poa_commands.h"
 #include "app/genesis.h"
 #include "app/poa/genesis.h"
 #include "cosmos/auth/v1beta1/auth.pb.h"
@@ -17,6 +19,7 @@
 #include "kairos/locks/v1/locks.pb.h"
 
 using kairos::client::ApplyParamAssignments;
+using kairos::client::ParseConsensusKey;
 using kairos::client::SetGenesisPoa;
 using Catch::Matchers::Contains;
 using json = nlohmann::ordered_json;
@@ -147,4 +150,42 @@ TEST_CASE("set-poa refusals name the field and leave the document", "[params_cli
   s = SetGenesisPoa(&zero, "");
   CHECK_THAT(s.message(), Contains("the node would not accept the result: "));
   CHECK_THAT(s.message(), Contains("power"));
+}
+
+TEST_CASE("a consensus key in its three forms, and the refusals", "[params_cli]") {
+  const std::string ed_b64 = "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=";
+  for (const std::string& text :
+       {R"({"type":"tendermint/PubKeyEd25519","value":")" + ed_b64 + "\"}",
+        R"({"@type":"/cosmos.crypto.ed25519.PubKey","key":")" + ed_b64 + "\"}",
+        "  " + ed_b64 + "\n"}) {
+    INFO(text);
+    auto key = ParseConsensusKey(text);
+    REQUIRE(key.ok());
+    CHECK(key->type == kairos::crypto::KeyType::kEd25519);
+    CHECK(key->bytes == std::string(32, '\x01'));
+  }
+  const struct {
+    std::string text;
+    std::string key_type;
+    const char* message;
+  } bad[] = {
+      {"{not json", "ed25519", "the key is not valid JSON"},
+      {R"({"type":"tendermint/PubKeySr25519","value":"AA=="})", "ed25519",
+       "unsupported consensus key type \"tendermint/PubKeySr25519\""},
+      {R"({"@type":"/cosmos.crypto.sr25519.PubKey","key":"AA=="})", "ed25519",
+       "unsupported key @type \"/cosmos.crypto.sr25519.PubKey\""},
+      {R"({"pub":"x"})", "ed25519", "a key in JSON needs"},
+      {"!!!", "ed25519", "the key is not base64: '!!!'"},
+      {"AQEB", "ed25519", "ed25519 key is 3 bytes, want 32"},
+      {ed_b64, "sr25519", "--key-type must be ed25519 or secp256k1, not 'sr25519'"},
+      // 33 bytes starting 0x01: not a compressed secp256k1 key.
+      {"AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEB", "secp256k1",
+       "secp256k1 key is not compressed"},
+  };
+  for (const auto& b : bad) {
+    INFO(b.text);
+    auto key = ParseConsensusKey(b.text, b.key_type);
+    REQUIRE_FALSE(key.ok());
+    CHECK_THAT(key.status().message(), Contains(b.message));
+  }
 }
