@@ -93,7 +93,7 @@ Status KairosApp::LoadCommitted() {
 KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store, AppOptions options)
     : store_(std::move(store)),
       options_(std::move(options)),
-      pool_(runner_, auth_, bank_,
+      pool_(runner_, pool_accounts_, pool_bank_,
             TxPoolOptions{options_.mempool, options_.mempool_recheck_budget_nanos,
                           options_.min_gas_prices, options_.mempool_parked_ttl_blocks,
                           options_.mempool_regossip_interval_nanos}) {

@@ -177,6 +177,10 @@ class KairosApp final : public abci::Application {
   std::int64_t initial_height_ = 1;
   // InitChain's writes, applied with the first block (nothing is persisted before Commit).
   store::ChangeSet genesis_;
+  // The keepers as the pool expects them (tx_pool.h): reads, and the inverses of the ante's
+  // writes.
+  PoolAccountKeeperOf<auth::AuthKeeper> pool_accounts_{auth_};
+  PoolBankKeeperOf<bank::BankKeeper> pool_bank_{bank_};
   // The app mempool and CheckTx's view (the committed state plus the pool's ready txs).
   TxPool pool_;
   // Info and Query, on any thread (declared after what it reads).

@@ -1,8 +1,8 @@
 // TxHashSet: a set of 32-byte tx hashes in one flat array (open addressing, linear probing,
-// backward-shift deletion: no tombstones). The mempool's "effects applied" set is probed and
-// changed on every CheckTx; a node-based std::unordered_set costs a bucket, then a chain of
-// nodes, each a likely cache miss at ten thousand txs and more, and a malloc per insert. Here a
-// probe is one slot, usually one cache line.
+// backward-shift deletion: no tombstones). The mempool's gossip set (TxPool::Reap) is probed
+// for every pooled tx at every reap; a node-based std::unordered_set costs a bucket, then a
+// chain of nodes, each a likely cache miss at ten thousand txs and more, and a malloc per
+// insert. Here a probe is one slot, usually one cache line.
 //
 // The slot index comes from 8 bytes of the hash mixed with a per-set random seed, so a peer
 // cannot aim txs at one run of slots (tx hashes are SHA-256, but a peer can grind them). The

@@ -69,10 +69,10 @@ CheckOutcome FromOutcome(TxOutcome out) {
 
 }  // namespace
 
-TxPool::TxPool(const TxRunner& runner, const auth::AuthKeeper& auth, const bank::BankKeeper& bank,
-               TxPoolOptions options)
-    : runner_(runner), auth_(auth), bank_(bank), options_(std::move(options)),
-      pool_(options_.pool), applied_(RandomSeed()), gossiped_(RandomSeed()) {}
+TxPool::TxPool(const TxRunner& runner, const PoolAccountKeeper& accounts,
+               const PoolBankKeeper& bank, TxPoolOptions options)
+    : runner_(runner), accounts_(accounts), bank_(bank), options_(std::move(options)),
+      pool_(options_.pool), gossiped_(RandomSeed()) {}
 
 // --- state helpers ------------------------------------------------------------------------
 
@@ -99,6 +99,10 @@ TxPool::Effects TxPool::EffectsOf(const ante::Tx& tx) {
   return e;
 }
 
+void TxPool::MarkApplied(const mempool::Hash& hash, const ante::Tx& tx) {
+  applied_.insert_or_assign(hash, EffectsOf(tx));
+}
+
 namespace {
 
 // The committed state as the check state's parent (before block 1: with the genesis writes):
@@ -121,46 +125,30 @@ class ParentView final : public store::KvReader {
 }  // namespace
 
 std::uint64_t TxPool::CommittedSequence(const std::string& address) const {
-  auto seq = auth_.ReadSequence(ParentView(*check_state_), address);
+  auto seq = accounts_.ReadSequence(ParentView(*check_state_), address);
   if (!seq.ok()) StopOnBrokenStore("reading an account for the mempool", seq.status());
   return *seq;
 }
 
 std::uint64_t TxPool::CheckSequence(const std::string& address) const {
-  auto seq = auth_.ReadSequence(*check_state_, address);
+  auto seq = accounts_.ReadSequence(*check_state_, address);
   if (!seq.ok()) StopOnBrokenStore("reading an account for the mempool", seq.status());
   return *seq;
 }
 
 namespace {
 
-// Puts `fee` back from the fee collector to `payer` (the inverse of DeductFee).
-void ReturnFee(const bank::BankKeeper& bank, store::KvStore& kv, const std::string& payer,
-               const ante::Coins& fee) {
-  for (const ante::Coin& c : fee.coins()) {
-    auto collected = bank.GetBalance(kv, bank::FeeCollectorAddress(), c.denom);
-    auto have = bank.GetBalance(kv, payer, c.denom);
-    if (!collected.ok()) StopOnBrokenStore("returning a fee", collected.status());
-    if (!have.ok()) StopOnBrokenStore("returning a fee", have.status());
-    if (*collected < c.amount) continue;  // cannot happen: the fee went in on this branch
-    CheckStore(bank.SetBalance(kv, bank::FeeCollectorAddress(), {c.denom, *collected - c.amount}),
-               "returning a fee");
-    CheckStore(bank.SetBalance(kv, payer, {c.denom, *have + c.amount}), "returning a fee");
-  }
-}
-
 using Sequences = std::vector<std::pair<std::string, std::uint64_t>>;  // (address, sequence)
 
-// Sets each listed account's sequence in `kv`; returns the previous values.
-Sequences SetSequences(const auth::AuthKeeper& auth, store::KvStore& kv, const Sequences& wanted) {
+// Sets each listed account's sequence in `kv` (through the keeper); returns the previous values.
+Sequences SetSequences(const PoolAccountKeeper& accounts, store::KvStore& kv,
+                       const Sequences& wanted) {
   Sequences previous;
   for (const auto& [address, sequence] : wanted) {
-    auto acc = auth.ReadAccount(kv, address);
-    if (!acc.ok()) StopOnBrokenStore("setting a sequence", acc.status());
-    if (!*acc) continue;  // the ante reports the missing account
-    previous.emplace_back(address, (*acc)->sequence);
-    (*acc)->sequence = sequence;
-    CheckStore(auth.SetAccount(kv, **acc), "setting a sequence");
+    auto was = accounts.SetSequence(kv, address, sequence);
+    if (!was.ok()) StopOnBrokenStore("setting a sequence", was.status());
+    if (!*was) continue;  // the ante reports the missing account
+    previous.emplace_back(address, **was);
   }
   return previous;
 }
@@ -175,12 +163,14 @@ TxOutcome TxPool::RunDirect(ante::ExecMode mode, const ante::Tx& tx, store::Bran
 
 TxOutcome TxPool::RunDetached(const ante::Tx& tx, const ante::BlockInfo& block,
                               const Effects* refund, store::Branch& child) const {
-  if (refund != nullptr) ReturnFee(bank_, child, refund->payer, refund->fee);
+  if (refund != nullptr) {
+    CheckStore(bank_.ReturnFee(child, refund->payer, refund->fee), "returning a fee");
+  }
   Sequences wanted;
   for (std::size_t i = 0; i < tx.signers.size() && i < tx.signer_infos.size(); ++i) {
     wanted.emplace_back(tx.signers[i], tx.signer_infos[i].sequence);
   }
-  Sequences previous = SetSequences(auth_, child, wanted);
+  Sequences previous = SetSequences(accounts_, child, wanted);
   TxOutcome out = RunDirect(ante::ExecMode::kCheck, tx, child, block);
   CheckStore(out.status, "CheckTx");
   if (!out.status.ok()) return out;
@@ -197,12 +187,10 @@ TxOutcome TxPool::RunDetached(const ante::Tx& tx, const ante::BlockInfo& block,
     }
     for (const std::string& address : refund->signers) {
       if (signed_by(tx.signers, address)) continue;
-      auto acc = auth_.ReadAccount(child, address);
-      if (!acc.ok()) StopOnBrokenStore("setting a sequence", acc.status());
-      if (*acc && (*acc)->sequence > 0) previous.emplace_back(address, (*acc)->sequence - 1);
+      CheckStore(accounts_.DecrementSequence(child, address), "setting a sequence");
     }
   }
-  SetSequences(auth_, child, previous);
+  SetSequences(accounts_, child, previous);
   return out;
 }
 
@@ -303,21 +291,19 @@ ante::Coins TxPool::Reserved(std::string_view account) const {
 
 // --- check state ----------------------------------------------------------------------------
 
-void TxPool::Unapply(const mempool::EntryPtr& entry, const ante::Tx* tx) {
-  if (applied_.erase(entry->tx.hash) == 0) return;
-  const Effects e = tx != nullptr ? EffectsOf(*tx) : EffectsOf(Decoded(entry));
+void TxPool::Unapply(const mempool::EntryPtr& entry) {
+  auto it = applied_.find(entry->tx.hash);
+  if (it == applied_.end()) return;
+  const Effects e = std::move(it->second);
+  applied_.erase(it);
+  constexpr const char* kWhere = "taking a tx out of the check state";
   for (const std::string& signer : e.signers) {
-    auto acc = auth_.ReadAccount(*check_state_, signer);
-    if (!acc.ok()) StopOnBrokenStore("taking a tx out of the check state", acc.status());
-    if (!*acc || (*acc)->sequence == 0) continue;
-    --(*acc)->sequence;
-    CheckStore(auth_.SetAccount(*check_state_, **acc), "taking a tx out of the check state");
+    CheckStore(accounts_.DecrementSequence(*check_state_, signer), kWhere);
   }
   for (const std::string& signer : e.nonce_signers) {
-    CheckStore(check_state_->Delete(auth::AuthKeeper::UnorderedNonceKey(e.timeout, signer)),
-               "taking a tx out of the check state");
+    CheckStore(accounts_.RemoveUnorderedNonce(*check_state_, signer, e.timeout), kWhere);
   }
-  ReturnFee(bank_, *check_state_, e.payer, e.fee);
+  CheckStore(bank_.ReturnFee(*check_state_, e.payer, e.fee), kWhere);
 }
 
 void TxPool::RecordFailure(const std::string& hash, std::uint32_t code, std::string log) {
@@ -371,7 +357,7 @@ void TxPool::Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason
       Unapply(next);
     }
   }
-  Unapply(entry, &tx);
+  Unapply(entry);
   Release(tx);
   if (auto answer = RemovalAnswer(reason)) {
     RecordFailure(hash, answer->first, std::move(answer->second));
@@ -393,7 +379,7 @@ bool TxPool::ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
     CheckStore(out.status, "a mempool recheck");
     if (out.status.ok()) {
       journal.Commit();
-      applied_.insert(entry->tx.hash);
+      MarkApplied(entry->tx.hash, tx);
       return true;
     }
     journal.RollBack();  // before Forget below writes to the check state
@@ -432,7 +418,11 @@ void TxPool::NewCheckState(const store::KvReader& committed, const store::KvLimi
   }
   check_state_ = std::make_unique<store::Branch>(*parent, limits);
   check_state_->Reserve(keys);
-  applied_.clear();  // keeps its slots
+  // Keeps the table's size: the pool's txs are re-applied into it (absl's clear() frees a
+  // large table).
+  const std::size_t applied = applied_.size();
+  applied_.clear();
+  applied_.reserve(applied);
 }
 
 void TxPool::QueueRecheck() {
@@ -548,9 +538,9 @@ std::string TxPool::FeeNeeded(const mempool::Priority& needed, const ante::Tx& t
     return amount + " of each of " + denoms;
   }
   if (denoms.empty()) {
-    std::string denom;
-    CheckStore(check_state_->Get(bank::BankKeeper::kDenomKey, &denom), "reading the denom");
-    denoms = denom;
+    auto denom = bank_.GetDenom(*check_state_);
+    if (!denom.ok()) StopOnBrokenStore("reading the denom", denom.status());
+    denoms = std::move(*denom);
   }
   return amount + denoms;
 }
@@ -634,9 +624,11 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
     CheckStore(out.status, "CheckTx");
   } else {
     child.emplace(*check_state_, limits_);
-    std::optional<Effects> refund;
-    if (old && applied_.contains(old->tx.hash)) refund = EffectsOf(*old_tx);
-    out = RunDetached(tx, block, refund ? &*refund : nullptr, *child);
+    const Effects* refund = nullptr;  // the replaced tx's, when they are in the check state
+    if (old) {
+      if (auto it = applied_.find(old->tx.hash); it != applied_.end()) refund = &it->second;
+    }
+    out = RunDetached(tx, block, refund, *child);
   }
   if (!out.status.ok()) return FromOutcome(std::move(out));  // the journal rolls back
 
@@ -691,7 +683,7 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
       } else {
         check_state_->Apply(*child);
       }
-      applied_.insert(ToHash(tx.hash));
+      MarkApplied(ToHash(tx.hash), tx);
     }
   }
   // If the pool parked it after all, its writes go (a no-op after Commit). The journal is

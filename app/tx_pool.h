@@ -54,16 +54,17 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "abci/application.h"
+#include "ante/coins.h"
 #include "ante/context.h"
 #include "ante/errors.h"
-#include "app/auth/keeper.h"
-#include "app/bank/keeper.h"
 #include "app/store_failure.h"
 #include "app/tx_hash_set.h"
 #include "app/tx_runner.h"
 #include "mempool/priority_mempool.h"
 #include "store/branch.h"
+#include "store/kv.h"
 #include "store/seeded_hash.h"
+#include "store/status.h"
 
 namespace kairos::app {
 
@@ -73,6 +74,87 @@ inline constexpr std::uint32_t kCodeRetryLater = 32000;
 // Size of `tx` as an element of a repeated bytes field: what CometBFT counts against
 // max_tx_bytes (types.ComputeProtoSizeForTxs).
 std::int64_t ProtoSizeOfTx(std::string_view tx);
+
+// What the pool needs from the account keeper (as a module's expected_keepers.h): sequences to
+// read, and the inverses of what the ante writes, to take a tx back out of the check state. The
+// pool never writes accounts or nonces itself. KairosApp hands it auth's keeper through
+// PoolAccountKeeperOf.
+class PoolAccountKeeper {
+ public:
+  virtual ~PoolAccountKeeper() = default;
+  // The account's sequence (0 when it does not exist). Not OK only when the store fails.
+  virtual Result<std::uint64_t> ReadSequence(const store::KvReader& kv,
+                                             std::string_view address) const = 0;
+  // Sets the sequence; returns the previous one, nullopt (nothing written) without an account.
+  virtual Result<std::optional<std::uint64_t>> SetSequence(store::KvStore& kv,
+                                                           std::string_view address,
+                                                           std::uint64_t sequence) const = 0;
+  // Undoes the ante's increment (no write without an account or at sequence 0).
+  virtual Status DecrementSequence(store::KvStore& kv, std::string_view address) const = 0;
+  // Undoes the ante's write of an unordered nonce (OK when there is none).
+  virtual Status RemoveUnorderedNonce(store::KvStore& kv, std::string_view signer,
+                                      std::int64_t timeout_unix_nanos) const = 0;
+};
+
+// What the pool needs from the bank keeper: balances and the denom to read (reservations, the
+// fee an underpriced tx would need), and the inverse of the ante's fee deduction.
+class PoolBankKeeper {
+ public:
+  virtual ~PoolBankKeeper() = default;
+  virtual Result<ante::Uint256> GetBalance(const store::KvReader& kv, std::string_view address,
+                                           std::string_view denom) const = 0;
+  // The chain's denom ("stake" when genesis set none).
+  virtual Result<std::string> GetDenom(const store::KvReader& kv) const = 0;
+  // Moves `fee` from the fee collector back to `payer`. Not OK only when the store fails.
+  virtual Status ReturnFee(store::KvStore& kv, std::string_view payer,
+                           const ante::Coins& fee) const = 0;
+};
+
+// The pool's keeper interfaces over any keeper K with the same methods. REQUIRES: `keeper`
+// outlives the adapter.
+template <class K>
+class PoolAccountKeeperOf final : public PoolAccountKeeper {
+ public:
+  explicit PoolAccountKeeperOf(const K& keeper) : k_(keeper) {}
+  Result<std::uint64_t> ReadSequence(const store::KvReader& kv,
+                                     std::string_view address) const override {
+    return k_.ReadSequence(kv, address);
+  }
+  Result<std::optional<std::uint64_t>> SetSequence(store::KvStore& kv, std::string_view address,
+                                                   std::uint64_t sequence) const override {
+    return k_.SetSequence(kv, address, sequence);
+  }
+  Status DecrementSequence(store::KvStore& kv, std::string_view address) const override {
+    return k_.DecrementSequence(kv, address);
+  }
+  Status RemoveUnorderedNonce(store::KvStore& kv, std::string_view signer,
+                              std::int64_t timeout_unix_nanos) const override {
+    return k_.RemoveUnorderedNonce(kv, signer, timeout_unix_nanos);
+  }
+
+ private:
+  const K& k_;
+};
+
+template <class K>
+class PoolBankKeeperOf final : public PoolBankKeeper {
+ public:
+  explicit PoolBankKeeperOf(const K& keeper) : k_(keeper) {}
+  Result<ante::Uint256> GetBalance(const store::KvReader& kv, std::string_view address,
+                                   std::string_view denom) const override {
+    return k_.GetBalance(kv, address, denom);
+  }
+  Result<std::string> GetDenom(const store::KvReader& kv) const override {
+    return k_.GetDenom(kv);
+  }
+  Status ReturnFee(store::KvStore& kv, std::string_view payer,
+                   const ante::Coins& fee) const override {
+    return k_.ReturnFee(kv, payer, fee);
+  }
+
+ private:
+  const K& k_;
+};
 
 struct TxPoolOptions {
   mempool::Config pool;
@@ -101,7 +183,7 @@ struct CheckOutcome {
 class TxPool {
  public:
   // REQUIRES: the runner and keepers outlive the pool.
-  TxPool(const TxRunner& runner, const auth::AuthKeeper& auth, const bank::BankKeeper& bank,
+  TxPool(const TxRunner& runner, const PoolAccountKeeper& accounts, const PoolBankKeeper& bank,
          TxPoolOptions options);
 
   // Starts the check state over from `committed` (plus `pending`, e.g. the genesis writes
@@ -158,8 +240,10 @@ class TxPool {
   const store::Branch& check_state() const { return *check_state_; }
 
  private:
-  // What a ready tx wrote into the check state, to take it back out. Derived from the tx's
-  // bytes when needed (Unapply, a replacement's refund: rare), not kept per tx.
+  // What a ready tx wrote into the check state, to take it back out (Unapply, a replacement's
+  // refund) through the keepers' inverses. Kept per applied tx from when the ante ran, so the
+  // tx is never decoded again for it: a few short strings per ready tx (the payer, the fee's
+  // denoms, the signers: about 200 bytes with a single signer and fee coin).
   struct Effects {
     std::string payer;
     ante::Coins fee;
@@ -177,6 +261,8 @@ class TxPool {
   using Debits = std::vector<std::pair<std::string, ante::Coins>>;
 
   static Effects EffectsOf(const ante::Tx& tx);
+  // Records that `tx` (the entry `hash`) has its effects in the check state.
+  void MarkApplied(const mempool::Hash& hash, const ante::Tx& tx);
   // A pool entry decoded again from its bytes (which decoded when the tx came in).
   static ante::Tx Decoded(const mempool::EntryPtr& entry);
   // nullopt when the amounts add up past 2^256 (no balance could cover them).
@@ -207,9 +293,9 @@ class TxPool {
   // from the pool. True when applied.
   bool ApplyEntry(const mempool::EntryPtr& entry, ante::ExecMode mode,
                   const ante::BlockInfo& block);
-  // Takes a ready tx's effects back out of the check state (no-op if it had none). `tx`: the
-  // entry decoded (or null: decoded here when needed).
-  void Unapply(const mempool::EntryPtr& entry, const ante::Tx* tx = nullptr);
+  // Takes a ready tx's effects (kept in applied_) back out of the check state, through the
+  // keepers' inverse operations (no-op if it had none).
+  void Unapply(const mempool::EntryPtr& entry);
   // The pool removed `entry` (not included): take it and its sender's later ordered txs back
   // out of the check state, release its reservations, and remember why for Recheck.
   void Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason);
@@ -234,8 +320,8 @@ class TxPool {
   std::string FeeNeeded(const mempool::Priority& needed, const ante::Tx& tx) const;
 
   const TxRunner& runner_;
-  const auth::AuthKeeper& auth_;
-  const bank::BankKeeper& bank_;
+  const PoolAccountKeeper& accounts_;
+  const PoolBankKeeper& bank_;
   TxPoolOptions options_;
   mempool::PriorityMempool pool_;
   store::KvLimits limits_;
@@ -247,9 +333,9 @@ class TxPool {
   // amounts (Debits). Keyed by addresses outsiders choose: absl's hash, seeded per process.
   absl::flat_hash_map<std::string, ante::Coins> reserved_;
   std::int64_t height_ = 0;  // the last committed height
-  // Ready txs whose effects are in the check state, by hash (their effects are derived from
-  // the tx when needed: EffectsOf).
-  TxHashSet applied_;
+  // Ready txs whose effects are in the check state, by hash, with those effects. Tx hashes are
+  // bytes a peer can grind: SipHash under the per-process key (store/seeded_hash.h).
+  absl::flat_hash_map<mempool::Hash, Effects, store::SeededHash> applied_;
   // Txs waiting for their recheck after a commit, by sender, and the senders in order.
   std::unordered_map<std::string, std::vector<mempool::EntryPtr>, store::SeededHash,
                      std::equal_to<>>

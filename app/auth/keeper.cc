@@ -367,6 +367,32 @@ Result<bool> AuthKeeper::TryAddUnorderedNonce(store::KvStore& kv, std::string_vi
   return true;
 }
 
+Status AuthKeeper::RemoveUnorderedNonce(store::KvStore& kv, std::string_view signer,
+                                        std::int64_t timeout) const {
+  Status s = kv.Delete(UnorderedNonceKey(timeout, signer));
+  return s.IsNotFound() ? Status::OK() : s;
+}
+
+Result<std::optional<std::uint64_t>> AuthKeeper::SetSequence(store::KvStore& kv,
+                                                             std::string_view address,
+                                                             std::uint64_t sequence) const {
+  auto acc = ReadAccount(kv, address);
+  if (!acc.ok()) return acc.status();
+  if (!*acc) return std::optional<std::uint64_t>();
+  const std::uint64_t previous = (*acc)->sequence;
+  (*acc)->sequence = sequence;
+  if (Status s = SetAccount(kv, **acc); !s.ok()) return s;
+  return std::optional<std::uint64_t>(previous);
+}
+
+Status AuthKeeper::DecrementSequence(store::KvStore& kv, std::string_view address) const {
+  auto acc = ReadAccount(kv, address);
+  if (!acc.ok()) return acc.status();
+  if (!*acc || (*acc)->sequence == 0) return Status::OK();
+  --(*acc)->sequence;
+  return SetAccount(kv, **acc);
+}
+
 Result<std::size_t> AuthKeeper::RemoveExpiredUnorderedNonces(store::KvStore& kv,
                                                              std::int64_t block_time) const {
   // Every key whose 8-byte timeout is <= block_time: [prefix, PrefixEnd(prefix || BE(t))).

@@ -71,6 +71,15 @@ class AuthKeeper final : public ante::AccountKeeper {
   Result<std::uint64_t> ReadSequence(const store::KvReader& kv, std::string_view address) const;
   Status SetAccount(store::KvStore& kv, const ante::Account& account,
                     std::size_t* stored_bytes = nullptr) const override;
+  // Sets the account's sequence and returns the one it had; nullopt (nothing written) when the
+  // account does not exist. The mempool runs a parked tx or a replacement at its own sequence
+  // with this, and puts the previous one back after.
+  Result<std::optional<std::uint64_t>> SetSequence(store::KvStore& kv, std::string_view address,
+                                                   std::uint64_t sequence) const;
+  // The inverse of the ante's increment (the mempool takes an ordered tx back out of its check
+  // state): the sequence goes one down. Nothing to undo, so no write, when the account does not
+  // exist or its sequence is 0.
+  Status DecrementSequence(store::KvStore& kv, std::string_view address) const;
   // How many accounts were ever created (the next account number).
   Result<std::uint64_t> AccountCount(const store::KvReader& kv) const;
   // Sets the next account number (genesis).
@@ -87,6 +96,10 @@ class AuthKeeper final : public ante::AccountKeeper {
                                     std::int64_t timeout_unix_nanos) const override;
   Result<bool> HasUnorderedNonce(const store::KvReader& kv, std::string_view signer,
                                  std::int64_t timeout_unix_nanos) const;
+  // The inverse of TryAddUnorderedNonce's write (the mempool takes an unordered tx back out of
+  // its check state): deletes the signer's nonce; OK when there is none.
+  Status RemoveUnorderedNonce(store::KvStore& kv, std::string_view signer,
+                              std::int64_t timeout_unix_nanos) const;
   // PreBlock: deletes every nonce whose timeout is <= block_time. Returns how many.
   Result<std::size_t> RemoveExpiredUnorderedNonces(store::KvStore& kv,
                                                    std::int64_t block_time_unix_nanos) const;

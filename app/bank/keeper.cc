@@ -241,6 +241,21 @@ TxStatus BankKeeper::DeductFee(store::KvStore& kv, std::string_view payer,
   return Move(kv, payer, FeeCollectorAddress(), fee, /*fee=*/true);
 }
 
+Status BankKeeper::ReturnFee(store::KvStore& kv, std::string_view payer,
+                             const ante::Coins& fee) const {
+  const std::string& collector = FeeCollectorAddress();
+  for (const ante::Coin& c : fee.coins()) {
+    auto collected = GetBalance(kv, collector, c.denom);
+    if (!collected.ok()) return collected.status();
+    auto have = GetBalance(kv, payer, c.denom);
+    if (!have.ok()) return have.status();
+    if (*collected < c.amount) continue;  // cannot happen: the fee went in on this branch
+    if (Status s = SetBalance(kv, collector, {c.denom, *collected - c.amount}); !s.ok()) return s;
+    if (Status s = SetBalance(kv, payer, {c.denom, *have + c.amount}); !s.ok()) return s;
+  }
+  return Status::OK();
+}
+
 TxStatus BankKeeper::Send(ante::Context& ctx, std::string_view from, std::string_view to,
                           const ante::Coins& amount) const {
   store::KvStore& kv = *ctx.store;

@@ -78,6 +78,11 @@ class BankKeeper final : public ante::BankKeeper {
 
   ante::TxStatus DeductFee(store::KvStore& kv, std::string_view payer,
                            const ante::Coins& fee) const override;
+  // The inverse of DeductFee (the mempool takes a tx back out of its check state, or refunds
+  // the tx a replacement displaces): moves `fee` from the fee collector back to `payer`. A coin
+  // the collector holds less of is skipped (it cannot happen where the fee went in on the same
+  // branch). Not OK only when the store fails.
+  Status ReturnFee(store::KvStore& kv, std::string_view payer, const ante::Coins& fee) const;
 
   // The MsgSend handler: ValidateBasic, then Send, with the SDK's events.
   ante::TxStatus HandleMsgSend(ante::Context& ctx, const MsgSend& msg,

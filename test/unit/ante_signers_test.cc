@@ -12,19 +12,12 @@
 #include "ante/gas.h"
 #include "app/auth/keeper.h"
 #include "app/bank/keeper.h"
+#include "empty_reader.h"
 #include "store/branch.h"
 #include "test_chain.h"
 
 namespace kairos::test {
 namespace {
-
-class EmptyReader final : public store::KvReader {
- public:
-  Status Get(std::string_view, std::string*) const override { return Status::NotFound(""); }
-  std::unique_ptr<store::KvIterator> Iterate(std::string_view, std::string_view) const override {
-    return nullptr;
-  }
-};
 
 // A KvStore over another that counts every access.
 class CountingKv final : public store::KvStore {

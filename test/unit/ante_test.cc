@@ -12,6 +12,7 @@
 #include "app/bank/keeper.h"
 #include "cosmos/tx/v1beta1/tx.pb.h"
 #include "crypto/keys.h"
+#include "empty_reader.h"
 #include "store/branch.h"
 #include "test_chain.h"
 
@@ -22,20 +23,6 @@ const TestKey kAlice = MakeKey("alice");
 const TestKey kBob = MakeKey("bob");
 const TestKey kEd = MakeKey("ed", crypto::KeyType::kEd25519);
 const TestKey kNobody = MakeKey("nobody");
-
-class EmptyReader final : public store::KvReader {
- public:
-  Status Get(std::string_view, std::string*) const override { return Status::NotFound(""); }
-  std::unique_ptr<store::KvIterator> Iterate(std::string_view, std::string_view) const override {
-    struct End final : store::KvIterator {
-      bool Valid() const override { return false; }
-      std::string_view key() const override { return {}; }
-      std::string_view value() const override { return {}; }
-      void Next() override {}
-    };
-    return std::make_unique<End>();
-  }
-};
 
 // One decorator (or a few) over real keepers, with alice funded and her key known.
 struct Harness {

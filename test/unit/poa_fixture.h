@@ -19,26 +19,13 @@
 #include "crypto/hash.h"
 #include "ante/gas.h"
 #include "crypto/keys.h"
+#include "empty_reader.h"
 #include "store/branch.h"
 
 namespace kairos::test::poa {
 
 using nlohmann::json;
 namespace poa = app::poa;
-
-class EmptyReader final : public store::KvReader {
- public:
-  Status Get(std::string_view, std::string*) const override { return Status::NotFound(""); }
-  std::unique_ptr<store::KvIterator> Iterate(std::string_view, std::string_view) const override {
-    struct End final : store::KvIterator {
-      bool Valid() const override { return false; }
-      std::string_view key() const override { return {}; }
-      std::string_view value() const override { return {}; }
-      void Next() override {}
-    };
-    return std::make_unique<End>();
-  }
-};
 
 // An account: raw 20 bytes and bech32.
 struct Account {

@@ -1,4 +1,4 @@
-// TxHashSet (the mempool's applied-effects set) against std::set under random inserts and
+// TxHashSet (the mempool's gossip set) against std::set under random inserts and
 // erases. The hashes share few distinct first 8 bytes (the bytes the slot is computed from), so
 // many share a home slot whatever the seed: long runs, which exercise the backward-shift
 // deletion across wrap-around. The all-zero hash is included.
