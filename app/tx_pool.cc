@@ -76,16 +76,6 @@ TxPool::TxPool(const TxRunner& runner, const PoolAccountKeeper& accounts,
 
 // --- state helpers ------------------------------------------------------------------------
 
-ante::Tx TxPool::Decoded(const mempool::EntryPtr& entry) {
-  auto decoded = DecodeTx(entry->tx.bytes());
-  if (auto* err = std::get_if<TxError>(&decoded)) {
-    // It decoded when it came in, and its bytes do not change: a broken process, not input.
-    Log()->critical("a pooled tx no longer decodes ({}): stopping", err->log);
-    std::abort();
-  }
-  return std::move(std::get<ante::Tx>(decoded));
-}
-
 TxPool::Effects TxPool::EffectsOf(const ante::Tx& tx) {
   Effects e;
   e.payer = tx.FeePayer();
@@ -253,11 +243,12 @@ std::optional<CheckOutcome> TxPool::CheckReservations(const Debits& debits,
   return std::nullopt;
 }
 
-void TxPool::Reserve(const Debits& debits) {
+void TxPool::Reserve(const mempool::Hash& hash, Debits debits) {
   for (const auto& [account, coins] : debits) {
     ante::Coins& held = reserved_[account];
     held = held.Add(coins);  // cannot overflow: admitted only below a balance
   }
+  debits_.insert_or_assign(hash, std::move(debits));
 }
 
 void TxPool::Release(const Debits& debits) {
@@ -279,8 +270,14 @@ void TxPool::Release(const Debits& debits) {
   }
 }
 
-void TxPool::Release(const ante::Tx& tx) {
-  if (auto debits = DebitsOf(tx)) Release(*debits);
+void TxPool::Release(const mempool::EntryPtr& entry) {
+  auto it = debits_.find(entry->tx.hash);
+  if (it == debits_.end()) {  // a bookkeeping bug, not input
+    Log()->error("mempool: tx {} left the pool with no reservation recorded", HashString(entry));
+    return;
+  }
+  Release(it->second);
+  debits_.erase(it);
 }
 
 ante::Coins TxPool::Reserved(std::string_view account) const {
@@ -348,7 +345,6 @@ std::optional<std::pair<std::uint32_t, std::string>> RemovalAnswer(mempool::Remo
 
 void TxPool::Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason) {
   const std::string hash = HashString(entry);
-  const ante::Tx tx = Decoded(entry);
   if (!entry->tx.unordered) {
     // The pool parked the sender's later txs: their effects leave the check state too.
     for (std::uint64_t n = entry->tx.nonce + 1;; ++n) {
@@ -358,7 +354,7 @@ void TxPool::Forget(const mempool::EntryPtr& entry, mempool::RemoveReason reason
     }
   }
   Unapply(entry);
-  Release(tx);
+  Release(entry);
   if (auto answer = RemovalAnswer(reason)) {
     RecordFailure(hash, answer->first, std::move(answer->second));
   }
@@ -510,7 +506,7 @@ void TxPool::AfterCommit(const store::KvReader& committed, const store::KvLimits
   std::size_t dropped = 0;
   for (const auto& [entry, reason] : pool_.Update(height, WallNanos(), hashes, bases)) {
     if (reason == mempool::RemoveReason::kIncluded) {
-      Release(Decoded(entry));  // the check state starts over anyway
+      Release(entry);  // the check state starts over anyway
       continue;
     }
     ++dropped;
@@ -611,8 +607,6 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
       }
     }
   }
-  std::optional<ante::Tx> old_tx;  // the tx it replaces
-  if (old) old_tx = Decoded(old);
   // The next tx of its sender (the common case) runs straight on the check state under a
   // journal, kept if the pool takes the tx; the others run on a child branch.
   std::optional<store::BranchJournal> journal;
@@ -644,9 +638,11 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
     return refuse(Refusal(ante::kInsufficientFunds,
                           "insufficient funds: the tx's fee and sends add up past any balance"));
   }
-  std::optional<Debits> old_debits;
-  if (old) old_debits = DebitsOf(*old_tx);
-  if (auto refusal = CheckReservations(*debits, old_debits ? &*old_debits : nullptr)) {
+  const Debits* old_debits = nullptr;  // the replaced tx's (valid until debits_ changes)
+  if (old) {
+    if (auto it = debits_.find(old->tx.hash); it != debits_.end()) old_debits = &it->second;
+  }
+  if (auto refusal = CheckReservations(*debits, old_debits)) {
     return refuse(std::move(*refusal));
   }
 
@@ -661,15 +657,15 @@ CheckOutcome TxPool::CheckNew(const std::string& raw, const ante::BlockInfo& blo
   mempool::InsertResult r = pool_.Insert(std::move(info), base, height_, now);
   for (const mempool::EntryPtr& e : r.stale) {
     applied_.erase(e->tx.hash);
-    Release(Decoded(e));
+    Release(e);
   }
   if (!r.ok) return refuse(Reject(std::move(r), tx));
-  Reserve(*debits);
+  Reserve(ToHash(tx.hash), *debits);
   // The new tx's effects go in first; evicted txs' come out after (the adjustments commute).
   if (r.replaced) {
     // Not Forget: its fee was returned on the child, and the sender's later txs stay.
     applied_.erase(r.replaced->tx.hash);
-    Release(r.replaced == old ? *old_debits : *DebitsOf(Decoded(r.replaced)));
+    Release(r.replaced);
     auto answer = RemovalAnswer(mempool::RemoveReason::kReplaced);
     RecordFailure(HashString(r.replaced), answer->first, std::move(answer->second));
   }

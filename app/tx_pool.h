@@ -263,18 +263,17 @@ class TxPool {
   static Effects EffectsOf(const ante::Tx& tx);
   // Records that `tx` (the entry `hash`) has its effects in the check state.
   void MarkApplied(const mempool::Hash& hash, const ante::Tx& tx);
-  // A pool entry decoded again from its bytes (which decoded when the tx came in).
-  static ante::Tx Decoded(const mempool::EntryPtr& entry);
   // nullopt when the amounts add up past 2^256 (no balance could cover them).
   static std::optional<Debits> DebitsOf(const ante::Tx& tx);
   // Code 5 unless every account `debits` names has a committed balance covering what the pool
   // reserves of it (less `replaced`, the debits of the tx this one replaces) plus `debits`.
   std::optional<CheckOutcome> CheckReservations(const Debits& debits,
                                                 const Debits* replaced) const;
-  void Reserve(const Debits& debits);
+  // The pool took the tx `hash`: its debits are reserved, and kept for its release.
+  void Reserve(const mempool::Hash& hash, Debits debits);
   void Release(const Debits& debits);
-  // The pool removed `entry`: its reservations go.
-  void Release(const ante::Tx& tx);
+  // The pool removed `entry`: its reservations (kept since Reserve) go.
+  void Release(const mempool::EntryPtr& entry);
   std::uint64_t CommittedSequence(const std::string& address) const;
   std::uint64_t CheckSequence(const std::string& address) const;
   // Runs a CheckTx-mode ante that writes straight into `state` (TxRunner::AnteWrites::kDirect):
@@ -336,6 +335,9 @@ class TxPool {
   // Ready txs whose effects are in the check state, by hash, with those effects. Tx hashes are
   // bytes a peer can grind: SipHash under the per-process key (store/seeded_hash.h).
   absl::flat_hash_map<mempool::Hash, Effects, store::SeededHash> applied_;
+  // Every pooled tx's (ready and parked) debits, by hash, as reserved: a tx that leaves the
+  // pool releases them without being decoded again (a few short strings per pooled tx).
+  absl::flat_hash_map<mempool::Hash, Debits, store::SeededHash> debits_;
   // Txs waiting for their recheck after a commit, by sender, and the senders in order.
   std::unordered_map<std::string, std::vector<mempool::EntryPtr>, store::SeededHash,
                      std::equal_to<>>
