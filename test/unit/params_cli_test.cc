@@ -49,8 +49,9 @@ TEST_CASE("params assignments set the named fields by their types", "[params_cli
   REQUIRE(ApplyParamAssignments(&bank, {"default_send_enabled=false"}).ok());
   CHECK_FALSE(bank.default_send_enabled());
   // The deprecated per-denom list cannot be set from the command line.
-  const Status list = ApplyParamAssignments(&bank, {"send_enabled=stake"});
-  CHECK_THAT(list.message(), Contains("'send_enabled' is not a param of cosmos.bank.v1beta1.Params"));
+  const auto list = ApplyParamAssignments(&bank, {"send_enabled=stake"});
+  CHECK_THAT(list.message(),
+             Contains("'send_enabled' is not a param of cosmos.bank.v1beta1.Params"));
   CHECK_FALSE(bank.default_send_enabled());
 }
 
