@@ -13,11 +13,32 @@ namespace {
 
 using namespace genesis_json;  // NOLINT(google-build-using-namespace): the readers
 
+Status ReadParams(const json& p, GenesisState* g) {
+  const std::string path = "app_state.bank.params";
+  if (Status s = CheckKeys(p, path, {"send_enabled", "default_send_enabled"}); !s.ok()) return s;
+  if (p.contains("send_enabled") && (!p["send_enabled"].is_array() || !p["send_enabled"].empty())) {
+    return Bad(path + ".send_enabled",
+               "must be empty: Kairos keeps no per-denom send flags (the SDK deprecated them in "
+               "v0.47 for MsgSetSendEnabled); set default_send_enabled");
+  }
+  Params params;
+  if (p.contains("default_send_enabled")) {
+    auto b = ReadBool(p["default_send_enabled"], path + ".default_send_enabled");
+    if (!b.ok()) return b.status();
+    params.default_send_enabled = *b;
+  }
+  g->params = params;
+  return Status::OK();
+}
+
 Status ReadBank(const json& bank, GenesisState* g) {
   if (Status s = CheckKeys(bank, "app_state.bank",
-                           {"denom", "balances", "supply", "create_accounts"});
+                           {"denom", "balances", "supply", "create_accounts", "params"});
       !s.ok()) {
     return s;
+  }
+  if (bank.contains("params")) {
+    if (Status s = ReadParams(bank["params"], g); !s.ok()) return s;
   }
   if (bank.contains("create_accounts")) {
     auto b = ReadBool(bank["create_accounts"], "app_state.bank.create_accounts");
@@ -145,6 +166,9 @@ Result<std::unique_ptr<ModuleGenesis>> ParseGenesis(const nlohmann::json* sectio
 Status InitGenesis(store::KvStore& state, const BankKeeper& keeper,
                    const AccountKeeper& accounts, const GenesisState& g) {
   if (Status s = state.Set(BankKeeper::kDenomKey, g.denom); !s.ok()) return s;
+  if (g.params) {
+    if (Status s = keeper.WriteParams(state, *g.params); !s.ok()) return s;
+  }
   // A balance for an address that app_state.auth did not list creates its account, after those
   // listed (auth's genesis runs first).
   for (const GenesisBalance& b : g.balances) {
@@ -189,6 +213,13 @@ Result<std::optional<nlohmann::json>> ExportGenesis(const store::KvReader& state
               {"balances", std::move(balances)},
               {"supply", std::move(supply_list)},
               {"create_accounts", false}};
+  auto has_params = keeper.HasParams(state);
+  if (!has_params.ok()) return has_params.status();
+  if (*has_params) {
+    auto p = keeper.ReadParams(state);
+    if (!p.ok()) return p.status();
+    out["params"] = {{"default_send_enabled", p->default_send_enabled}};
+  }
   return std::optional<json>(std::move(out));
 }
 

@@ -3,7 +3,8 @@
 //   {"denom": "stake",
 //    "balances": [{"address": "kairos1...", "coins": [{"denom": "stake", "amount": "1000"}]}],
 //    "supply": [{"denom": "stake", "amount": "1000"}],
-//    "create_accounts": true}
+//    "create_accounts": true,
+//    "params": {"default_send_enabled": true}}
 //
 // A balance for an address app_state.auth does not list creates its account after those
 // listed, unless "create_accounts" is false (an exported genesis: auth lists every account
@@ -13,6 +14,12 @@
 // burned (the state keeps its supply at 0). ExportGenesis writes all four, balances in the
 // state's order (by address length, then address), such that InitGenesis of it rebuilds the
 // same keys and values.
+//
+// "params" (optional) is cosmos.bank.v1beta1.Params in the SDK's JSON: default_send_enabled
+// (a bool, true when absent) and send_enabled, which may only be an empty array (Kairos keeps no
+// per-denom flags). Only a genesis that gives "params" writes bank/params: a chain without them
+// keeps the state (and app hash) it had before bank had params, and reads the default (true).
+// ExportGenesis writes "params" when the state holds bank/params.
 //
 // Thread-safe (pure, or on the caller's store).
 #pragma once
@@ -41,6 +48,7 @@ struct GenesisState final : ModuleGenesis {
   std::vector<GenesisBalance> balances;
   std::optional<std::vector<ante::Coin>> supply;  // may hold zero amounts
   bool create_accounts = true;
+  std::optional<Params> params;  // written to bank/params only when given
 };
 
 // `section`: app_state.bank, null when absent (denom "stake", no balances).

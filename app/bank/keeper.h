@@ -6,11 +6,21 @@
 //   bank/bal/<1-byte address length><address><denom>   decimal amount (absent when zero)
 //   bank/supply/<denom>                                decimal amount
 //   bank/denom                                         the chain's fee/staking denom
+//   bank/params                                        JSON {"default_send_enabled": bool},
+//                                                      written only by genesis (when
+//                                                      app_state.bank.params is given) and by
+//                                                      MsgUpdateParams; absent: true
 // Balances of one address are one prefix, in denom order (AllBalances is one range scan).
 //
-// Thread-compatible: state is in the store argument.
+// Thread-safety: state is in the store argument. The cached default_send_enabled (what MsgSend
+// obeys) is that of the last committed block: the executor replaces it (LoadParams at open,
+// InitChain and after each Commit, through BankModule::LoadState) while query threads may read
+// it (Simulate), so it is atomic. A change written by MsgUpdateParams thus applies from the next
+// block, on every node, as auth's params do. The rest is immutable after the module list is
+// bound.
 #pragma once
 
+#include <atomic>
 #include <concepts>
 #include <memory>
 #include <string>
@@ -51,6 +61,20 @@ class BankKeeper final : public ante::BankKeeper {
   static std::string BalancePrefix(std::string_view address);
   static std::string SupplyKey(std::string_view denom);
   static constexpr std::string_view kDenomKey = "bank/denom";
+  static constexpr std::string_view kParamsKey = "bank/params";
+
+  // The params of the last committed block (see the file comment): MsgSend is refused (bank
+  // code 5) while default_send_enabled is false.
+  Params params() const { return {default_send_enabled_.load(std::memory_order_acquire)}; }
+  // Reads the params from the state into the cache (the defaults when the state has none).
+  Status LoadParams(const store::KvReader& kv);
+  // The params stored in `kv`; the defaults (default_send_enabled true) when none are stored.
+  Result<Params> ReadParams(const store::KvReader& kv) const;
+  // Whether `kv` holds bank/params (export writes them only then).
+  Result<bool> HasParams(const store::KvReader& kv) const;
+  Status WriteParams(store::KvStore& kv, const Params& p) const;
+  static std::string EncodeParams(const Params& p);
+  static Result<Params> DecodeParams(std::string_view json);
 
   Result<ante::Uint256> GetBalance(const store::KvReader& kv, std::string_view address,
                                    std::string_view denom) const;
@@ -95,6 +119,7 @@ class BankKeeper final : public ante::BankKeeper {
   std::unique_ptr<AccountKeeper> owned_;  // the adapter, when built over another keeper type
   const AccountKeeper& auth_;
   std::vector<std::string> blocked_;
+  std::atomic<bool> default_send_enabled_{true};
 };
 
 }  // namespace kairos::app::bank

@@ -1,11 +1,11 @@
 #include "app/bank/module.h"
 
 #include "app/bank/genesis.h"
+#include "app/bank/msg_server.h"
+#include "app/module_list.h"
 #include "app/proto_util.h"
 #include "cosmos/bank/v1beta1/query.pb.h"
 #include "crypto/bech32.h"
-
-#include "app/module_list.h"
 
 namespace kairos::app::bank {
 
@@ -15,14 +15,23 @@ void BankModule::Provide(ModuleServices& services) {
 
 void BankModule::Bind(const ModuleList& list) {
   keeper_.set_blocked_recipients(list.module_accounts());
+  authority_ = list.services().Find<AuthorityKeeper>();
 }
 
 std::vector<std::string> BankModule::module_accounts() const { return {FeeCollectorAddress()}; }
 
-std::vector<std::string_view> BankModule::msg_type_urls() const { return {MsgSend::kTypeUrl}; }
+std::vector<std::string_view> BankModule::msg_type_urls() const {
+  return {MsgSend::kTypeUrl, MsgUpdateParams::kTypeUrl};
+}
 
-bool BankModule::DecodeMsg(std::string_view, std::string_view value, ProtoReader& reader,
+bool BankModule::DecodeMsg(std::string_view type_url, std::string_view value, ProtoReader& reader,
                            const ProtoPath& at, ante::Msg* out) const {
+  if (type_url == MsgUpdateParams::kTypeUrl) {
+    MsgUpdateParams msg;
+    if (!DecodeMsgUpdateParams(reader, value, at, msg)) return false;
+    *out = std::move(msg);
+    return true;
+  }
   MsgSend msg;
   if (!DecodeMsgSend(reader, value, at, msg)) return false;
   *out = std::move(msg);
@@ -30,13 +39,19 @@ bool BankModule::DecodeMsg(std::string_view, std::string_view value, ProtoReader
 }
 
 ante::TxStatus BankModule::ValidateBasic(const ante::Msg& msg) const {
+  if (const auto* m = msg.As<MsgUpdateParams>()) return bank::ValidateBasic(*m);
   return ValidateMsgSend(msg.Get<MsgSend>());
 }
 
 ante::TxStatus BankModule::Handle(ante::Context& ctx, const ante::Msg& msg,
                                   std::size_t msg_index) const {
+  if (const auto* m = msg.As<MsgUpdateParams>()) {
+    return HandleUpdateParams(ctx, keeper_, authority_, *m, msg_index);
+  }
   return keeper_.HandleMsgSend(ctx, msg.Get<MsgSend>(), msg_index);
 }
+
+Status BankModule::LoadState(const store::KvReader& state) { return keeper_.LoadParams(state); }
 
 Result<std::unique_ptr<ModuleGenesis>> BankModule::ParseGenesis(
     const nlohmann::json* section) const {
@@ -111,6 +126,18 @@ Result<QueryAnswer> BankModule::Query(const QueryRequest& req) const {
     }
     r.mutable_pagination()->set_total(static_cast<std::uint64_t>(coins->coins().size()));
     a.key = BankKeeper::BalancePrefix(*address);
+    a.value = SerializeDeterministic(r);
+    return a;
+  }
+  if (req.path == "/cosmos.bank.v1beta1.Query/Params") {
+    // The stored params of the queried height, proven by the params key (its absence proven
+    // when the chain has none stored: the defaults).
+    auto p = keeper_.ReadParams(*req.state);
+    if (!p.ok()) return p.status();
+    cosmos::bank::v1beta1::QueryParamsResponse r;
+    r.mutable_params()->set_default_send_enabled(p->default_send_enabled);
+    QueryAnswer a;
+    a.key = std::string(BankKeeper::kParamsKey);
     a.value = SerializeDeterministic(r);
     return a;
   }

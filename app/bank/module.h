@@ -1,7 +1,8 @@
-// x/bank as a module of the chain (app/module.h): MsgSend, the balance and supply queries, and
-// the bank genesis (the chain's denom and the balances).
+// x/bank as a module of the chain (app/module.h): MsgSend and MsgUpdateParams, the balance and
+// params queries, and the bank genesis (the chain's denom, the balances and the params).
 //
-// Thread-safety: immutable after the module list is bound.
+// Thread-safety: immutable after the module list is bound, except the keeper's cached params,
+// which only the executor sets (LoadState: at open, InitChain and after each Commit).
 #pragma once
 
 #include <memory>
@@ -24,14 +25,15 @@ class BankModule final : public Module {
   explicit BankModule(const K& accounts)
       : accounts_(std::make_unique<AccountKeeperOf<K>>(accounts)), keeper_(*accounts_) {}
 
-
   const BankKeeper& keeper() const { return keeper_; }
 
   std::string_view name() const override { return kName; }
   void Provide(ModuleServices& services) override;
+  // Sets the blocked recipients and finds the chain's AuthorityKeeper (MsgUpdateParams).
   void Bind(const ModuleList& list) override;
   std::vector<std::string> module_accounts() const override;
 
+  // /cosmos.bank.v1beta1.MsgSend and .MsgUpdateParams (msgs.h, msg_server.h).
   std::vector<std::string_view> msg_type_urls() const override;
   bool DecodeMsg(std::string_view type_url, std::string_view value, ProtoReader& reader,
                  const ProtoPath& at, ante::Msg* out) const override;
@@ -45,14 +47,16 @@ class BankModule final : public Module {
                      const GenesisContext& ctx) const override;
   Result<std::optional<nlohmann::json>> ExportGenesis(
       const store::KvReader& state) const override;
+  Status LoadState(const store::KvReader& state) override;
 
-  // /cosmos.bank.v1beta1.Query/{Balance,AllBalances}.
+  // /cosmos.bank.v1beta1.Query/{Balance,AllBalances,Params}.
   std::vector<std::string_view> query_prefixes() const override;
   Result<QueryAnswer> Query(const QueryRequest& req) const override;
 
  private:
   std::unique_ptr<AccountKeeper> accounts_;
   BankKeeper keeper_;
+  const AuthorityKeeper* authority_ = nullptr;  // null: the chain has none
 };
 
 }  // namespace kairos::app::bank

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/authority_msg.h"
 #include "app/proto_util.h"
 #include "cosmos/bank/v1beta1/tx.pb.h"
 #include "crypto/bech32.h"
@@ -18,6 +19,12 @@ constexpr FieldSpec kMsgSendFields[] = {
     {3, "amount", ProtoKind::kMessage, true},
 };
 constexpr MessageSpec kMsgSendSpec{"MsgSend", kMsgSendFields};
+
+constexpr FieldSpec kParamsFields[] = {
+    {1, "send_enabled", ProtoKind::kMessage, true},
+    {2, "default_send_enabled", ProtoKind::kBool},
+};
+constexpr MessageSpec kParamsSpec{"Params", kParamsFields};
 
 }  // namespace
 
@@ -59,6 +66,32 @@ ante::TxStatus ValidateMsgSend(const MsgSend& msg) {
     return ante::TxStatus::Error(ante::kInvalidCoins, "send amount must be positive: empty");
   }
   return ante::TxStatus::OK();
+}
+
+std::string MsgUpdateParams::Encode() const {
+  cosmos::bank::v1beta1::MsgUpdateParams pb;
+  pb.set_authority(AddressText(authority_address, authority));
+  pb.mutable_params()->set_default_send_enabled(params.default_send_enabled);
+  return SerializeDeterministic(pb);
+}
+
+bool DecodeMsgUpdateParams(ProtoReader& reader, std::string_view data, const ProtoPath& path,
+                           MsgUpdateParams& msg) {
+  // Proto3: an absent params message, or an absent default_send_enabled, is false.
+  msg.params.default_send_enabled = false;
+  auto decode_params = [&](std::string_view b, const ProtoPath& at) {
+    return reader.Walk(b, kParamsSpec, at,
+                       [&](const FieldSpec& f, std::uint64_t v, std::string_view) {
+                         if (f.number == 1) {
+                           ++msg.send_enabled_entries;
+                         } else {
+                           msg.params.default_send_enabled = v != 0;
+                         }
+                         return true;
+                       });
+  };
+  return DecodeUpdateParams(reader, data, path, &msg.authority_address, &msg.authority,
+                            decode_params);
 }
 
 }  // namespace kairos::app::bank

@@ -236,6 +236,7 @@ void AddTxCommands(CLI::App& app, const std::string& home) {
   AddTxFlags(send, &f->tx);
   send->callback([&home, f] { RunSend(home, *f); });
   AddAuthTxCommands(*tx, home);
+  AddBankTxCommands(*tx, home);
   AddLocksTxCommands(*tx, home);
   AddPoaTxCommands(*tx, home);
 }
@@ -387,6 +388,7 @@ void AddQueryCommands(CLI::App& app, const std::string& home) {
   mempool->callback([&home, f] { RunQueryMempool(home, *f); });
   AddNodeQueryCommands(*query);
   AddAuthQueryCommands(*query, home);
+  AddBankQueryCommands(*query, home);
   AddLocksQueryCommands(*query, home);
   AddPoaQueryCommands(*query, home);
 }

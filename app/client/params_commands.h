@@ -1,7 +1,8 @@
-// The params commands every module with params shares, and x/auth's own:
+// The params commands every module with params shares, and x/auth's and x/bank's own:
 //
-//   kairosd tx <module> update-params AUTHORITY KEY=VALUE...   (auth, locks)
+//   kairosd tx <module> update-params AUTHORITY KEY=VALUE...   (auth, bank, locks, poa)
 //   kairosd query auth params
+//   kairosd query bank params
 //
 // update-params reads the chain's current params (the module's Params query), changes the named
 // fields and sends the module's MsgUpdateParams (the SDK's shape: the whole params message), so
@@ -51,5 +52,9 @@ void AddUpdateParamsCommand(CLI::App& module_cmd, const std::string& home, Updat
 // `tx auth update-params` and `query auth params`.
 void AddAuthTxCommands(CLI::App& tx, const std::string& home);
 void AddAuthQueryCommands(CLI::App& query, const std::string& home);
+
+// `tx bank update-params` and `query bank params`.
+void AddBankTxCommands(CLI::App& tx, const std::string& home);
+void AddBankQueryCommands(CLI::App& query, const std::string& home);
 
 }  // namespace kairos::client

@@ -15,6 +15,7 @@
 #include "app/genesis.h"
 #include "app/poa/genesis.h"
 #include "cosmos/auth/v1beta1/auth.pb.h"
+#include "cosmos/bank/v1beta1/bank.pb.h"
 #include "crypto/bech32.h"
 #include "kairos/locks/v1/locks.pb.h"
 
@@ -42,6 +43,16 @@ TEST_CASE("params assignments set the named fields by their types", "[params_cli
   CHECK(locks.base_deposit() == "5000");
   CHECK(locks.release_bounty_bps() == 250);
   CHECK(locks.forfeit_sink() == "fee_collector");
+
+  cosmos::bank::v1beta1::Params bank;
+  bank.set_default_send_enabled(true);
+  REQUIRE(ApplyParamAssignments(&bank, {"default_send_enabled=false"}).ok());
+  CHECK_FALSE(bank.default_send_enabled());
+  // The deprecated per-denom list cannot be set from the command line.
+  const auto list = ApplyParamAssignments(&bank, {"send_enabled=stake"});
+  CHECK_THAT(list.message(),
+             Contains("'send_enabled' is not a param of cosmos.bank.v1beta1.Params"));
+  CHECK_FALSE(bank.default_send_enabled());
 }
 
 TEST_CASE("bad params assignments name the assignment and leave no half change",
