@@ -70,6 +70,10 @@ def test_transfers():
                                              "carol": None}) as node:
         harness.set_toml_keys(os.path.join(node.cmt_home, "config", "config.toml"),
                               {"rpc.unsafe": "true"})  # for unsafe_flush_mempool
+        # The parked tx below must outlive bob's four txs however slowly they land (CI once
+        # took 18 blocks for them, and the default TTL of 20 blocks dropped it): e2e.mempool
+        # tests the TTL itself.
+        node.configure_kairosd({"mempool.parked_ttl_blocks": "1000"})
         node.start()
         node.wait_for_height(2)
         alice, carol = node.address("alice"), node.address("carol")
