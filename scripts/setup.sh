@@ -24,6 +24,7 @@ PACKAGES=(
   libboost-dev protobuf-compiler libprotobuf-dev libleveldb-dev libsnappy-dev libabsl-dev
   libspdlog-dev libfmt-dev catch2 libsecp256k1-dev libssl-dev libtomlplusplus-dev
   libcli11-dev prometheus-cpp-dev nlohmann-json3-dev clang libclang-rt-14-dev
+  libgrpc++-dev protobuf-compiler-grpc
 )
 
 did_something=0
