@@ -46,13 +46,15 @@ bool Blank(std::string_view text) {
 }
 
 // One denom unit, {denom, exponent, aliases}: the SDK's DenomUnit.Validate.
-Status ReadDenomUnit(const json& u, const std::string& path, cosmos::bank::v1beta1::DenomUnit* out) {
+Status ReadDenomUnit(const json& u, const std::string& path,
+                     cosmos::bank::v1beta1::DenomUnit* out) {
   if (Status s = CheckKeys(u, path, {"denom", "exponent", "aliases"}); !s.ok()) return s;
   auto denom = ReadText(u, "denom", path);
   if (!denom.ok()) return denom.status();
   if (!ante::ValidDenom(*denom)) {
-    return Bad(path + ".denom", "missing or not a valid denom ([a-zA-Z][a-zA-Z0-9/:._-]{2,127}): \"" +
-                                    ante::Printable(*denom, 128) + "\"");
+    return Bad(path + ".denom",
+               "missing or not a valid denom ([a-zA-Z][a-zA-Z0-9/:._-]{2,127}): \"" +
+                   ante::Printable(*denom, 128) + "\"");
   }
   out->set_denom(*denom);
   if (u.contains("exponent")) {

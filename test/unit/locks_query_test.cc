@@ -169,7 +169,8 @@ TEST_CASE("bank's spendable balances leave out locks deposits: they sit in the e
                    std::string(R"({"params":)") + kVectorParams + "}", 100);
   chain.Block({chain.Tx(kU, MsgRegister(kU))});
   const ante::Uint256 escrow_before = chain.Balance(app::locks::EscrowAddress());
-  chain.Block({chain.Tx(kU, MsgWrite(kU, Slot("book", "alice"), app::locks::LockWriteOp::kSet, 1))});
+  chain.Block(
+      {chain.Tx(kU, MsgWrite(kU, Slot("book", "alice"), app::locks::LockWriteOp::kSet, 1))});
   lpb::QuerySessionRequest sq;
   sq.set_address(kU.bech32);
   const auto session = chain.Query<lpb::QuerySessionResponse>("Session", sq);

@@ -663,7 +663,8 @@ TEST_CASE("genesis denom_metadata: the SDK's Metadata.Validate, each violation n
                                                {"denom":"mstake","exponent":3}])")),
              Contains(at + ".denom_units[2].exponent: denom units should be sorted asc by "
                            "exponent: 3 is not above the previous unit's 6"));
-  CHECK_THAT(parse_error(one(R"("denom_units":[{"denom":"ustake"},{"denom":"ustake","exponent":6}])")),
+  CHECK_THAT(parse_error(one(
+                 R"("denom_units":[{"denom":"ustake"},{"denom":"ustake","exponent":6}])")),
              Contains(at + ".denom_units[1].denom: duplicate denomination unit ustake"));
   CHECK_THAT(parse_error(one(R"("denom_units":[{"denom":"ustake"}])")),
              Contains(at + ".display: metadata must contain a denomination unit with display "
