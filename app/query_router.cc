@@ -135,14 +135,19 @@ pb::ResponseQuery QueryRouter::Handle(const pb::RequestQuery& req) const {
   } else {
     return QueryError(ante::kUnknownRequest,
                       "unknown query path '" + Printable(path) +
-                          "'; known paths: /cosmos.auth.v1beta1.Query/Account, "
+                          "'; known paths: /cosmos.auth.v1beta1.Query/{Account,Accounts,"
+                          "AccountInfo,Params}, "
                           "/cosmos.bank.v1beta1.Query/Balance, "
-                          "/cosmos.bank.v1beta1.Query/AllBalances, "
+                          "/cosmos.bank.v1beta1.Query/{AllBalances,SpendableBalances,"
+                          "SpendableBalanceByDenom,TotalSupply,SupplyOf,Params,DenomMetadata,"
+                          "DenomsMetadata}, "
                           "/cosmos.tx.v1beta1.Service/Simulate, "
                           "/kairos.auth.v1.Query/UnorderedNonce, "
                           "/kairos.mempool.v1.Query/{Stats,SenderTxs}, "
                           "/kairos.locks.v1.Query/{Holder,"
-                          "Session,DepositQuote,Registration,Params,Var}, /app/version, "
+                          "Session,DepositQuote,Registration,Params,Var}, "
+                          "/kairos.poa.v1.Query/{Validators,Validator,Authority,Params}, "
+                          "/app/version, "
                           "/app/height, "
                           "/store/<hex key>, /store (key in data)");
   }

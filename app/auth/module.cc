@@ -1,9 +1,13 @@
 #include "app/auth/module.h"
 
+#include <utility>
+#include <variant>
+
 #include "app/auth/genesis.h"
 #include "app/auth/msg_server.h"
 #include "app/auth/msgs.h"
 #include "app/module_list.h"
+#include "app/pagination.h"
 #include "app/proto_util.h"
 #include "cosmos/auth/v1beta1/query.pb.h"
 #include "crypto/bech32.h"
@@ -73,10 +77,15 @@ std::vector<std::string_view> AuthModule::query_prefixes() const {
 
 Result<QueryAnswer> AuthModule::Query(const QueryRequest& req) const {
   const auto printable = [](std::string_view text) { return ante::Printable(text, 128); };
-  if (req.path == "/cosmos.auth.v1beta1.Query/Account") {
-    cosmos::auth::v1beta1::QueryAccountRequest q;
+  if (req.path == "/cosmos.auth.v1beta1.Query/Account" ||
+      req.path == "/cosmos.auth.v1beta1.Query/AccountInfo") {
+    // The same account, the same errors: Account wraps it in an Any, AccountInfo (SDK 0.47)
+    // gives the BaseAccount itself.
+    const bool info = req.path.ends_with("/AccountInfo");
+    cosmos::auth::v1beta1::QueryAccountRequest q;  // the same fields as QueryAccountInfoRequest
     if (!ParseProto(req.data, &q)) {
-      return QueryAnswer::BadRequest(req.path, "data is not a QueryAccountRequest");
+      return QueryAnswer::BadRequest(req.path, info ? "data is not a QueryAccountInfoRequest"
+                                                    : "data is not a QueryAccountRequest");
     }
     auto address = crypto::DecodeAccountAddress(q.address());
     if (!address.ok()) {
@@ -96,11 +105,40 @@ Result<QueryAnswer> AuthModule::Query(const QueryRequest& req) const {
       return a;
     }
     if (!s.ok()) return s;
+    if (info) {
+      cosmos::auth::v1beta1::QueryAccountInfoResponse r;
+      if (!ParseProto(value, r.mutable_info())) {
+        return Status::Corruption("a stored account is malformed");
+      }
+      a.value = SerializeDeterministic(r);
+      return a;
+    }
     cosmos::auth::v1beta1::QueryAccountResponse r;
     r.mutable_account()->set_type_url("/cosmos.auth.v1beta1.BaseAccount");
     r.mutable_account()->set_value(value);
     a.value = SerializeDeterministic(r);
     return a;
+  }
+  if (req.path == "/cosmos.auth.v1beta1.Query/Accounts") {
+    cosmos::auth::v1beta1::QueryAccountsRequest q;
+    if (!ParseProto(req.data, &q)) {
+      return QueryAnswer::BadRequest(req.path, "data is not a QueryAccountsRequest");
+    }
+    auto spec = ReadPageRequest(req.path, q.pagination());
+    if (auto* bad = std::get_if<QueryAnswer>(&spec)) return std::move(*bad);
+    // In address order (auth/acc/<address>); next_key is the next account's raw address. A
+    // page costs what app/pagination.h says: limit value reads, never the whole account set
+    // (but for count_total, a key-only count of every account, as the SDK does).
+    cosmos::auth::v1beta1::QueryAccountsResponse r;
+    return AnswerPage(
+        req, AuthKeeper::kAccountPrefix, std::get<PageSpec>(spec),
+        [&](std::string_view, std::string_view value) {
+          google::protobuf::Any* any = r.add_accounts();
+          any->set_type_url("/cosmos.auth.v1beta1.BaseAccount");
+          any->set_value(std::string(value));
+          return Status::OK();
+        },
+        r, r.mutable_pagination());
   }
   if (req.path == "/cosmos.auth.v1beta1.Query/Params") {
     // The stored params of the queried height (what its blocks used after it), proven by the

@@ -1,9 +1,12 @@
 #include "app/bank/genesis.h"
 
+#include <cstdint>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "ante/context.h"
+#include "ante/errors.h"
 #include "app/genesis_json.h"
 #include "crypto/bech32.h"
 
@@ -31,11 +34,155 @@ Status ReadParams(const json& p, GenesisState* g) {
   return Status::OK();
 }
 
-Status ReadBank(const json& bank, GenesisState* g) {
-  if (Status s = CheckKeys(bank, "app_state.bank",
-                           {"denom", "balances", "supply", "create_accounts", "params"});
+// An optional string field of `obj` ("" when absent).
+Result<std::string> ReadText(const json& obj, const std::string& key, const std::string& path) {
+  if (!obj.contains(key)) return std::string();
+  if (!obj[key].is_string()) return Bad(path + "." + key, "must be a string");
+  return obj[key].get<std::string>();
+}
+
+bool Blank(std::string_view text) {
+  return text.find_first_not_of(" \t\n\v\f\r") == std::string_view::npos;
+}
+
+// One denom unit, {denom, exponent, aliases}: the SDK's DenomUnit.Validate.
+Status ReadDenomUnit(const json& u, const std::string& path,
+                     cosmos::bank::v1beta1::DenomUnit* out) {
+  if (Status s = CheckKeys(u, path, {"denom", "exponent", "aliases"}); !s.ok()) return s;
+  auto denom = ReadText(u, "denom", path);
+  if (!denom.ok()) return denom.status();
+  if (!ante::ValidDenom(*denom)) {
+    return Bad(path + ".denom",
+               "missing or not a valid denom ([a-zA-Z][a-zA-Z0-9/:._-]{2,127}): \"" +
+                   ante::Printable(*denom, 128) + "\"");
+  }
+  out->set_denom(*denom);
+  if (u.contains("exponent")) {
+    auto e = ReadUint(u["exponent"], path + ".exponent");
+    if (!e.ok()) return e.status();
+    if (*e > UINT32_MAX) return Bad(path + ".exponent", "must fit in 32 bits");
+    out->set_exponent(static_cast<std::uint32_t>(*e));
+  }
+  if (!u.contains("aliases")) return Status::OK();
+  const json& aliases = u["aliases"];
+  if (!aliases.is_array()) return Bad(path + ".aliases", "must be an array of strings");
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < aliases.size(); ++i) {
+    const std::string at = path + ".aliases[" + std::to_string(i) + "]";
+    if (!aliases[i].is_string()) return Bad(at, "must be a string");
+    const std::string alias = aliases[i].get<std::string>();
+    if (Blank(alias)) return Bad(at, "alias for denom unit " + *denom + " cannot be blank");
+    if (!seen.insert(alias).second) return Bad(at, "duplicate denomination unit alias " + alias);
+    out->add_aliases(alias);
+  }
+  return Status::OK();
+}
+
+// One Metadata object: the SDK's Metadata.Validate (x/bank/types/metadata.go), in its order,
+// each violation naming its field.
+Status ReadMetadata(const json& m, const std::string& path, cosmos::bank::v1beta1::Metadata* out) {
+  if (Status s = CheckKeys(m, path, {"description", "denom_units", "base", "display", "name",
+                                     "symbol", "uri", "uri_hash"});
       !s.ok()) {
     return s;
+  }
+  std::string text[7];
+  const char* const fields[7] = {"description", "base", "display", "name",
+                                 "symbol",      "uri",  "uri_hash"};
+  for (int i = 0; i < 7; ++i) {
+    auto t = ReadText(m, fields[i], path);
+    if (!t.ok()) return t.status();
+    text[i] = std::move(*t);
+  }
+  out->set_description(text[0]);
+  out->set_base(text[1]);
+  out->set_display(text[2]);
+  out->set_name(text[3]);
+  out->set_symbol(text[4]);
+  out->set_uri(text[5]);
+  out->set_uri_hash(text[6]);
+  if (Blank(out->name())) return Bad(path + ".name", "name field cannot be blank");
+  if (Blank(out->symbol())) return Bad(path + ".symbol", "symbol field cannot be blank");
+  const auto bad_denom = [](const std::string& denom) {
+    return "invalid metadata denom \"" + ante::Printable(denom, 128) +
+           "\" (a valid denom: [a-zA-Z][a-zA-Z0-9/:._-]{2,127})";
+  };
+  if (!ante::ValidDenom(out->base())) return Bad(path + ".base", bad_denom(out->base()));
+  if (!ante::ValidDenom(out->display())) return Bad(path + ".display", bad_denom(out->display()));
+  const json empty = json::array();
+  const json& units = m.contains("denom_units") ? m["denom_units"] : empty;
+  if (!units.is_array()) return Bad(path + ".denom_units", "must be an array of denom units");
+  std::set<std::string> seen;
+  bool has_display = false;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const std::string at = path + ".denom_units[" + std::to_string(i) + "]";
+    cosmos::bank::v1beta1::DenomUnit* u = out->add_denom_units();
+    if (Status s = ReadDenomUnit(units[i], at, u); !s.ok()) return s;
+    if (i == 0) {
+      if (u->denom() != out->base()) {
+        return Bad(at + ".denom", "metadata's first denomination unit must be the one with base "
+                                  "denom '" + out->base() + "', got '" + u->denom() + "'");
+      }
+      if (u->exponent() != 0) {
+        return Bad(at + ".exponent", "the exponent for base denomination unit " + out->base() +
+                                         " must be 0, got " + std::to_string(u->exponent()));
+      }
+    } else if (u->exponent() <= out->denom_units(static_cast<int>(i) - 1).exponent()) {
+      return Bad(at + ".exponent",
+                 "denom units should be sorted asc by exponent: " + std::to_string(u->exponent()) +
+                     " is not above the previous unit's " +
+                     std::to_string(out->denom_units(static_cast<int>(i) - 1).exponent()));
+    }
+    if (!seen.insert(u->denom()).second) {
+      return Bad(at + ".denom", "duplicate denomination unit " + u->denom());
+    }
+    has_display = has_display || u->denom() == out->display();
+  }
+  if (!has_display) {
+    return Bad(path + ".display", "metadata must contain a denomination unit with display denom '" +
+                                      out->display() + "'");
+  }
+  return Status::OK();
+}
+
+Status ReadDenomMetadata(const json& list, GenesisState* g) {
+  const std::string root = "app_state.bank.denom_metadata";
+  if (!list.is_array()) return Bad(root, "must be an array of Metadata objects");
+  std::set<std::string> bases;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string path = root + "[" + std::to_string(i) + "]";
+    cosmos::bank::v1beta1::Metadata m;
+    if (Status s = ReadMetadata(list[i], path, &m); !s.ok()) return s;
+    if (!bases.insert(m.base()).second) {
+      return Bad(path + ".base", "duplicate client metadata for denom " + m.base());
+    }
+    g->denom_metadata.push_back(std::move(m));
+  }
+  return Status::OK();
+}
+
+json MetadataJson(const cosmos::bank::v1beta1::Metadata& m) {
+  json units = json::array();
+  for (const auto& u : m.denom_units()) {
+    json aliases = json::array();
+    for (const std::string& a : u.aliases()) aliases.push_back(a);
+    units.push_back({{"denom", u.denom()}, {"exponent", u.exponent()}, {"aliases", aliases}});
+  }
+  return {{"description", m.description()}, {"denom_units", std::move(units)},
+          {"base", m.base()},               {"display", m.display()},
+          {"name", m.name()},               {"symbol", m.symbol()},
+          {"uri", m.uri()},                 {"uri_hash", m.uri_hash()}};
+}
+
+Status ReadBank(const json& bank, GenesisState* g) {
+  if (Status s = CheckKeys(bank, "app_state.bank",
+                           {"denom", "balances", "supply", "create_accounts", "params",
+                            "denom_metadata"});
+      !s.ok()) {
+    return s;
+  }
+  if (bank.contains("denom_metadata")) {
+    if (Status s = ReadDenomMetadata(bank["denom_metadata"], g); !s.ok()) return s;
   }
   if (bank.contains("params")) {
     if (Status s = ReadParams(bank["params"], g); !s.ok()) return s;
@@ -169,6 +316,12 @@ Status InitGenesis(store::KvStore& state, const BankKeeper& keeper,
   if (g.params) {
     if (Status s = keeper.WriteParams(state, *g.params); !s.ok()) return s;
   }
+  for (const cosmos::bank::v1beta1::Metadata& m : g.denom_metadata) {
+    if (Status s = keeper.SetMetadata(state, m); !s.ok()) {
+      return Status::InvalidArgument("genesis app_state.bank.denom_metadata (" + m.base() +
+                                     "): " + s.ToString());
+    }
+  }
   // A balance for an address that app_state.auth did not list creates its account, after those
   // listed (auth's genesis runs first).
   for (const GenesisBalance& b : g.balances) {
@@ -219,6 +372,13 @@ Result<std::optional<nlohmann::json>> ExportGenesis(const store::KvReader& state
     auto p = keeper.ReadParams(state);
     if (!p.ok()) return p.status();
     out["params"] = {{"default_send_enabled", p->default_send_enabled}};
+  }
+  auto metadata = keeper.ListMetadata(state);
+  if (!metadata.ok()) return metadata.status();
+  if (!metadata->empty()) {  // a chain without any keeps the export it had
+    json list = json::array();
+    for (const auto& m : *metadata) list.push_back(MetadataJson(m));
+    out["denom_metadata"] = std::move(list);
   }
   return std::optional<json>(std::move(out));
 }

@@ -7,6 +7,7 @@
 
 #include "app/bank/errors.h"
 #include "app/module.h"
+#include "app/proto_util.h"
 #include "crypto/bech32.h"
 #include "crypto/hash.h"
 
@@ -17,18 +18,49 @@ namespace {
 constexpr std::string_view kDefaultDenom = "stake";
 
 constexpr std::string_view kBalancePrefix = "bank/bal/";
-constexpr std::string_view kSupplyPrefix = "bank/supply/";
 
 using ante::TxStatus;
 
 
 Result<ante::Uint256> ParseStored(const std::string& value, std::string_view what) {
+  return BankKeeper::DecodeAmount(value, what);
+}
+
+}  // namespace
+
+Result<ante::Uint256> BankKeeper::DecodeAmount(std::string_view value, std::string_view what) {
   auto v = ante::ParseAmount(value);
   if (!v.ok()) return Status::Corruption(std::string(what) + " in the state is malformed");
   return *v;
 }
 
-}  // namespace
+std::string BankKeeper::MetadataKey(std::string_view base_denom) {
+  std::string key(kMetadataPrefix);
+  key += base_denom;
+  return key;
+}
+
+Status BankKeeper::SetMetadata(store::KvStore& kv,
+                               const cosmos::bank::v1beta1::Metadata& m) const {
+  return kv.Set(MetadataKey(m.base()), SerializeDeterministic(m));
+}
+
+Result<std::vector<cosmos::bank::v1beta1::Metadata>> BankKeeper::ListMetadata(
+    const store::KvReader& kv) const {
+  std::vector<cosmos::bank::v1beta1::Metadata> out;
+  auto it = kv.Iterate(kMetadataPrefix, store::PrefixEnd(kMetadataPrefix));
+  for (; it->Valid(); it->Next()) {
+    cosmos::bank::v1beta1::Metadata m;
+    const std::string_view value = it->value();
+    if (!it->status().ok()) break;
+    if (!ParseProto(value, &m)) {
+      return Status::Corruption("denom metadata in the state are malformed");
+    }
+    out.push_back(std::move(m));
+  }
+  if (!it->status().ok()) return it->status();
+  return out;
+}
 
 std::string BankKeeper::EncodeParams(const Params& p) {
   // Never empty (a store value cannot be), unlike the protobuf of {false}.

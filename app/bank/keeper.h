@@ -10,7 +10,11 @@
 //                                                      written only by genesis (when
 //                                                      app_state.bank.params is given) and by
 //                                                      MsgUpdateParams; absent: true
-// Balances of one address are one prefix, in denom order (AllBalances is one range scan).
+//   bank/metadata/<base denom>                         cosmos.bank.v1beta1.Metadata
+//                                                      (deterministic protobuf), written only
+//                                                      by genesis (app_state.bank.denom_metadata)
+// Balances of one address are one prefix, in denom order (AllBalances is one range scan); the
+// supply and the metadata are one prefix each, in denom order.
 //
 // Thread-safety: state is in the store argument. The cached default_send_enabled (what MsgSend
 // obeys) is that of the last committed block: the executor replaces it (LoadParams at open,
@@ -32,6 +36,7 @@
 #include "ante/keepers.h"
 #include "app/bank/expected_keepers.h"
 #include "app/bank/msgs.h"
+#include "cosmos/bank/v1beta1/bank.pb.h"
 
 namespace kairos::app::bank {
 
@@ -60,6 +65,9 @@ class BankKeeper final : public ante::BankKeeper {
   static void AppendBalanceKey(std::string_view address, std::string_view denom, std::string* out);
   static std::string BalancePrefix(std::string_view address);
   static std::string SupplyKey(std::string_view denom);
+  static std::string MetadataKey(std::string_view base_denom);
+  static constexpr std::string_view kSupplyPrefix = "bank/supply/";
+  static constexpr std::string_view kMetadataPrefix = "bank/metadata/";
   static constexpr std::string_view kDenomKey = "bank/denom";
   static constexpr std::string_view kParamsKey = "bank/params";
 
@@ -88,6 +96,14 @@ class BankKeeper final : public ante::BankKeeper {
   // Every denom's stored supply, in denom order, zero amounts included (export).
   Result<std::vector<ante::Coin>> ListSupply(const store::KvReader& kv) const;
   Result<ante::Uint256> GetSupply(const store::KvReader& kv, std::string_view denom) const;
+  // A stored balance or supply value (decimal); Corruption naming `what` when malformed.
+  static Result<ante::Uint256> DecodeAmount(std::string_view value, std::string_view what);
+
+  // Denom metadata (genesis only). SetMetadata stores `m` under its base denom (REQUIRES: m
+  // valid, genesis.h). ListMetadata: every stored one, in base denom order (export).
+  Status SetMetadata(store::KvStore& kv, const cosmos::bank::v1beta1::Metadata& m) const;
+  Result<std::vector<cosmos::bank::v1beta1::Metadata>> ListMetadata(
+      const store::KvReader& kv) const;
 
   // Genesis: credits `coins` and adds them to the supply.
   ante::TxStatus Mint(store::KvStore& kv, std::string_view address, const ante::Coins& coins) const;

@@ -1,8 +1,10 @@
 #include "app/poa/queries.h"
 
-#include <algorithm>
+#include <utility>
+#include <variant>
 
 #include "app/hex.h"
+#include "app/pagination.h"
 #include "app/proto_util.h"
 #include "crypto/bech32.h"
 #include "kairos/poa/v1/query.pb.h"
@@ -31,49 +33,34 @@ Result<QueryAnswer> Validators(const PoaKeeper& keeper, const QueryRequest& req)
   ppb::QueryValidatorsRequest r;
   QueryAnswer bad;
   if (!Parse(req.path, req.data, &r, &bad)) return bad;
-  const auto& page = r.pagination();
-  if (page.reverse()) {
-    return QueryAnswer::BadRequest(req.path, "pagination.reverse is not supported");
-  }
-  if (!page.key().empty() && page.offset() != 0) {
-    return QueryAnswer::BadRequest(req.path,
-                                   "pagination: either offset or key is expected, got both");
-  }
-  if (!page.key().empty() && page.key().size() != crypto::kAddressBytes) {
+  auto spec = ReadPageRequest(req.path, r.pagination());
+  if (auto* bad_page = std::get_if<QueryAnswer>(&spec)) return std::move(*bad_page);
+  const PageSpec& page = std::get<PageSpec>(spec);
+  if (!page.key.empty() && page.key.size() != crypto::kAddressBytes) {
     return QueryAnswer::BadRequest(req.path,
                                    "pagination.key must be a 20-byte consensus address (the "
                                    "next_key of the previous page), got " +
-                                       std::to_string(page.key().size()) + " bytes");
+                                       std::to_string(page.key.size()) + " bytes");
   }
-  const std::size_t limit = page.limit() == 0 ? kMaxPageLimit
-                                               : static_cast<std::size_t>(std::min<std::uint64_t>(
-                                                     page.limit(), kMaxPageLimit));
   auto totals = keeper.GetTotals(*req.state);
   if (!totals.ok()) return totals.status();
 
   ppb::QueryValidatorsResponse res;
   res.set_total_power(totals->power);
   std::vector<std::string> proven{std::string(PoaKeeper::kTotalsKey)};
-  const std::string start = page.key().empty() ? std::string(PoaKeeper::kValidatorPrefix)
-                                               : PoaKeeper::ValidatorKey(page.key());
-  auto it = req.state->Iterate(start, store::PrefixEnd(PoaKeeper::kValidatorPrefix));
-  // The set holds at most max_validators (<= 10000): skipping an offset is bounded.
-  for (std::uint64_t skipped = 0; it->Valid() && skipped < page.offset(); it->Next()) ++skipped;
-  for (; it->Valid(); it->Next()) {
-    const std::string_view address = it->key().substr(PoaKeeper::kValidatorPrefix.size());
-    if (static_cast<std::size_t>(res.validators_size()) == limit) {
-      res.mutable_pagination()->set_next_key(std::string(address));
-      break;
-    }
-    ppb::Validator* v = res.add_validators();
-    if (!v->ParseFromString(std::string(it->value()))) {
-      return Status::Corruption("a stored validator is malformed");
-    }
-    res.add_addresses(HexEncode(address, /*upper=*/true));
-    proven.emplace_back(it->key());
-  }
-  if (Status s = it->status(); !s.ok()) return s;
-  if (page.count_total()) res.mutable_pagination()->set_total(totals->validators);
+  // The set holds at most max_validators (<= 10000): skipping an offset is bounded; the total
+  // is the totals record, not a count.
+  Status paged = Paginate(
+      *req.state, PoaKeeper::kValidatorPrefix, page,
+      [&](std::string_view address, std::string_view value) {
+        ppb::Validator* v = res.add_validators();
+        if (!ParseProto(value, v)) return Status::Corruption("a stored validator is malformed");
+        res.add_addresses(HexEncode(address, /*upper=*/true));
+        proven.push_back(PoaKeeper::ValidatorKey(address));
+        return Status::OK();
+      },
+      res.mutable_pagination(), totals->validators);
+  if (!paged.ok()) return PageFailure(req, paged);
   QueryAnswer a = Answer(std::string(PoaKeeper::kTotalsKey), res);
   a.proven_keys = std::move(proven);
   return a;

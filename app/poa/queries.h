@@ -1,6 +1,7 @@
 // The poa module's queries, /kairos.poa.v1.Query/{Validators,Validator,Authority,Params}
 // (proto/kairos/poa/v1/query.proto), over a committed version. Each answer names the store
 // keys it rests on (QueryAnswer::key and proven_keys), so a client can ask for their proofs.
+// Validators is paginated as every module query is (app/pagination.h: at most 100 a page).
 // Bad requests: code 18 with the path and what is wrong; an unknown name: code 6.
 //
 // Thread-safe: pure functions over the reader argument.
@@ -15,8 +16,6 @@
 namespace kairos::app::poa {
 
 inline constexpr std::string_view kQueryPathPrefix = "/kairos.poa.v1.Query/";
-// Validators' page size: 0 asks for this many, and more is cut to it.
-inline constexpr std::size_t kMaxPageLimit = 100;
 
 // Not OK only when the store fails.
 Result<QueryAnswer> HandleQuery(const PoaKeeper& keeper, const QueryRequest& req);

@@ -3,7 +3,8 @@
 // fees and a poa section is exported at its last height; a fresh app InitChains from that
 // app_state, and every key and value of both stores must be equal except meta/initial_height
 // (H + 1 by design). A past height, walked from its tree, exports what it exported when it
-// was the latest; heights not kept or not committed are refused with the kept range. Also:
+// was the latest; heights not kept or not committed are refused with the kept range (the bank
+// section carries denom metadata, which round-trip too). Also:
 // the original genesis format parses as before.
 #include <catch2/catch.hpp>
 
@@ -62,6 +63,14 @@ TEST_CASE("export: InitChain of the exported app_state rebuilds every key and va
     json genesis = json::parse(AppStateJson(
         {{alice, "1000000stake,50atom"}, {bob, "1000stake"}, {dave, "5000stake"}}));
     genesis["store"] = {{"max_key_bytes", "2048"}};
+    // Two denoms' metadata, listed out of base order (the export lists them in it).
+    genesis["bank"]["denom_metadata"] = json::parse(R"([
+      {"description": "the staking coin", "base": "stake", "display": "STK", "name": "Stake",
+       "symbol": "STK", "uri": "https://example.org/stake.svg", "uri_hash": "ab",
+       "denom_units": [{"denom": "stake", "exponent": 0, "aliases": ["microstk"]},
+                       {"denom": "STK", "exponent": "6"}]},
+      {"base": "atom", "display": "atom", "name": "Atom", "symbol": "ATOM",
+       "denom_units": [{"denom": "atom"}]}])");
     json validator_entry = json::object();
     validator_entry["pub_key"] = {{"@type", "/cosmos.crypto.ed25519.PubKey"},
                                   {"key", crypto::Base64Encode(validator.pub)}};
@@ -141,6 +150,15 @@ TEST_CASE("export: InitChain of the exported app_state rebuilds every key and va
   CHECK(doc["store"]["max_key_bytes"] == "2048");
   CHECK(doc.contains("poa"));
   CHECK(!doc.contains("locks"));  // the chain has no locks state
+  // The SDK's JSON shape, every field, in base denom order.
+  REQUIRE(doc["bank"]["denom_metadata"].size() == 2);
+  CHECK(doc["bank"]["denom_metadata"][0] == json::parse(R"({"description": "", "base": "atom",
+      "display": "atom", "name": "Atom", "symbol": "ATOM", "uri": "", "uri_hash": "",
+      "denom_units": [{"denom": "atom", "exponent": 0, "aliases": []}]})"));
+  CHECK(doc["bank"]["denom_metadata"][1]["denom_units"] == json::parse(R"([
+      {"denom": "stake", "exponent": 0, "aliases": ["microstk"]},
+      {"denom": "STK", "exponent": 6, "aliases": []}])"));
+  CHECK(doc["bank"]["denom_metadata"][1]["uri"] == "https://example.org/stake.svg");
 
   // A fresh chain from the export, at H + 1.
   std::map<std::string, std::string> rebuilt;

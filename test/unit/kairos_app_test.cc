@@ -1093,9 +1093,9 @@ TEST_CASE("Query rejects an unknown path and a height other than the latest", "[
   CHECK(unknown.value().empty());
 
   // An unknown module method too.
-  const pb::ResponseQuery method = Query(app, "/cosmos.bank.v1beta1.Query/SupplyOf");
+  const pb::ResponseQuery method = Query(app, "/cosmos.bank.v1beta1.Query/DenomOwners");
   CHECK(method.code() == 6);
-  CHECK_THAT(method.log(), Catch::Contains("'/cosmos.bank.v1beta1.Query/SupplyOf'"));
+  CHECK_THAT(method.log(), Catch::Contains("'/cosmos.bank.v1beta1.Query/DenomOwners'"));
 
   // A path that is not UTF-8 is logged printably (ResponseQuery.log is a proto3 string).
   const pb::ResponseQuery binary = Query(app, std::string("/\xff\x01", 3));

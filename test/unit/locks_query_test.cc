@@ -9,6 +9,7 @@
 #include "app/locks/keeper.h"
 #include "app/locks/params.h"
 #include "cosmos/ics23/v1/proofs.pb.h"
+#include "cosmos/bank/v1beta1/query.pb.h"
 #include "kairos/locks/v1/query.pb.h"
 #include "locks_chain.h"
 #include "app/locks/msgs.h"
@@ -160,6 +161,39 @@ TEST_CASE("locks queries: every answer with its proof, at the latest and an earl
   CHECK(quote.last_session_end() == 106);
   CHECK(quote.cooloff_until() == 116);
   CHECK(quote.deposit() == "1024000");
+}
+
+TEST_CASE("bank's spendable balances leave out locks deposits: they sit in the escrow account",
+          "[locks][module_queries]") {
+  LocksChain chain({{kU, "10000000stake"}, {kV, "10000000stake"}},
+                   std::string(R"({"params":)") + kVectorParams + "}", 100);
+  chain.Block({chain.Tx(kU, MsgRegister(kU))});
+  const ante::Uint256 escrow_before = chain.Balance(app::locks::EscrowAddress());
+  chain.Block(
+      {chain.Tx(kU, MsgWrite(kU, Slot("book", "alice"), app::locks::LockWriteOp::kSet, 1))});
+  lpb::QuerySessionRequest sq;
+  sq.set_address(kU.bech32);
+  const auto session = chain.Query<lpb::QuerySessionResponse>("Session", sq);
+  REQUIRE(session.active());
+  REQUIRE(session.session().deposit() == "1000");
+  // The deposit moved into the escrow account...
+  CHECK(chain.Balance(app::locks::EscrowAddress()) == escrow_before + 1000);
+  // ...so what the depositor may spend, as bank answers it, is its balance without it.
+  const auto spendable = [&](const TestKey& k) {
+    cosmos::bank::v1beta1::QuerySpendableBalanceByDenomRequest q;
+    q.set_address(k.bech32);
+    q.set_denom("stake");
+    tendermint::abci::RequestQuery req;
+    req.set_path("/cosmos.bank.v1beta1.Query/SpendableBalanceByDenom");
+    req.set_data(q.SerializeAsString());
+    const auto res = chain.app().Query(req);
+    REQUIRE(res.code() == 0);
+    cosmos::bank::v1beta1::QuerySpendableBalanceByDenomResponse r;
+    REQUIRE(r.ParseFromString(res.value()));
+    return r.balance().amount();
+  };
+  CHECK(spendable(kU) == ante::ToString(chain.Balance(kU)));
+  CHECK(spendable(kV) == "10000000");
 }
 
 TEST_CASE("locks queries: bad requests get code 18 (6 for an unknown query) and a reason",

@@ -100,10 +100,12 @@ inline app::TxSpec SpecOf(std::vector<ante::Msg> msgs, const SendOptions& o) {
 
 // The genesis app_state (app/genesis.h) that funds `funded` (in account-number order) in the
 // denom "stake"; `auth_params_json` is the inside of app_state.auth.params; `more_sections`
-// (e.g. R"(,"poa":{...})") is appended to app_state.
+// (e.g. R"(,"poa":{...})") is appended to app_state, `more_bank` (e.g. R"(,"params":{...})")
+// to app_state.bank.
 inline std::string AppStateJson(const std::vector<std::pair<TestKey, std::string>>& funded,
                                 const std::string& auth_params_json = "",
-                                const std::string& more_sections = "") {
+                                const std::string& more_sections = "",
+                                const std::string& more_bank = "") {
   std::string balances;
   for (const auto& [key, coins] : funded) {
     auto parsed = ante::Coins::Parse(coins);
@@ -117,7 +119,8 @@ inline std::string AppStateJson(const std::vector<std::pair<TestKey, std::string
                 R"(","coins":[)" + list + "]}";
   }
   return R"({"auth":{"params":{)" + auth_params_json +
-         R"(}},"bank":{"denom":"stake","balances":[)" + balances + "]}" + more_sections + "}";
+         R"(}},"bank":{"denom":"stake","balances":[)" + balances + "]" + more_bank + "}" +
+         more_sections + "}";
 }
 
 class TestChain {
@@ -126,13 +129,13 @@ class TestChain {
 
   // `funded`: keys with their genesis coins, in account-number order. `auth_params_json`: the
   // inside of app_state.auth.params, e.g. R"("unordered_enabled": false)".
-  // `more_sections`: appended to app_state (AppStateJson).
+  // `more_sections`, `more_bank`: appended to app_state and app_state.bank (AppStateJson).
   explicit TestChain(std::vector<std::pair<TestKey, std::string>> funded,
                      std::string auth_params_json = "", app::AppOptions options = {},
-                     const std::string& more_sections = "")
+                     const std::string& more_sections = "", const std::string& more_bank = "")
       : funded_(std::move(funded)), options_(std::move(options)) {
     Open();
-    app_state_ = AppStateJson(funded_, auth_params_json, more_sections);
+    app_state_ = AppStateJson(funded_, auth_params_json, more_sections, more_bank);
     abci_pb::RequestInitChain req;
     req.set_chain_id(kChainId);
     req.set_initial_height(1);
