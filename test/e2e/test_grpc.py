@@ -155,6 +155,11 @@ def test_grpc():
         calls = {
             "cosmos.auth.v1beta1.Query/Account": {"address": alice},
             "cosmos.auth.v1beta1.Query/Params": {},
+            "cosmos.auth.v1beta1.Query/AccountInfo": {"address": alice},
+            "cosmos.bank.v1beta1.Query/SpendableBalanceByDenom": {"address": bob,
+                                                                  "denom": "stake"},
+            "cosmos.bank.v1beta1.Query/SupplyOf": {"denom": "stake"},
+            "cosmos.bank.v1beta1.Query/DenomMetadata": {"denom": "stake"},  # none: NOT_FOUND
             "cosmos.bank.v1beta1.Query/Balance": {"address": bob, "denom": "stake"},
             "cosmos.bank.v1beta1.Query/Params": {},
             "kairos.auth.v1.Query/UnorderedNonce": {"signer": alice,
@@ -170,12 +175,17 @@ def test_grpc():
             "kairos.poa.v1.Query/Params": {},
         }
         for method, request in calls.items():
-            check_same(node, method, request, h)
+            check_same(node, method, request, h, expect_ok="DenomMetadata" not in method)
         # The range scans answer at the latest height only (the store's key index is not
         # versioned; at past heights Balance per denom, Validator per address); no tx changes
         # the state meanwhile.
-        for method, request in {"cosmos.bank.v1beta1.Query/AllBalances": {"address": alice},
-                                "kairos.poa.v1.Query/Validators": {}}.items():
+        for method, request in {
+                "cosmos.auth.v1beta1.Query/Accounts": {"pagination": {"limit": "1"}},
+                "cosmos.bank.v1beta1.Query/AllBalances": {"address": alice},
+                "cosmos.bank.v1beta1.Query/SpendableBalances": {"address": alice},
+                "cosmos.bank.v1beta1.Query/TotalSupply": {},
+                "cosmos.bank.v1beta1.Query/DenomsMetadata": {},
+                "kairos.poa.v1.Query/Validators": {}}.items():
             g = call(node, method, request, None)
             a = abci(node, method, request, 0)
             check(g[0] == a[0] == "ok" and normalize(g[1]) == normalize(a[1]),
