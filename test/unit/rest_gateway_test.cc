@@ -20,6 +20,8 @@
 #include "app/api/rest_gateway.h"
 #include "app/api/rest_server.h"
 #include "cosmos/bank/v1beta1/query.pb.h"
+#include "google/api/annotations.pb.h"
+#include <google/protobuf/descriptor.pb.h>
 #include "test_chain.h"
 
 namespace kairos::test {
@@ -338,6 +340,110 @@ TEST_CASE("rest: every served method has a route at its (google.api.http) path",
   CHECK(std::find(routes.begin(), routes.end(),
                   "POST /cosmos/tx/v1beta1/simulate -> /cosmos.tx.v1beta1.Service/Simulate") !=
         routes.end());
+}
+
+// A service built here (in a pool over the generated one) whose methods take generated
+// messages, with the rules `rules` lists (method name -> HttpRule), so the template syntax,
+// precedence and rejections can be tested on paths the real services do not have.
+struct TestService {
+  explicit TestService(
+      const std::vector<std::pair<std::string, google::api::HttpRule>>& rules)
+      : pool(google::protobuf::DescriptorPool::generated_pool()) {
+    google::protobuf::FileDescriptorProto file;
+    file.set_name("rest_gateway_test_" + std::to_string(++counter) + ".proto");
+    file.set_package("resttest");
+    file.set_syntax("proto3");
+    file.add_dependency("cosmos/bank/v1beta1/query.proto");
+    auto* service = file.add_service();
+    service->set_name("Svc");
+    for (const auto& [name, rule] : rules) {
+      auto* m = service->add_method();
+      m->set_name(name);
+      m->set_input_type(".cosmos.bank.v1beta1.QueryBalanceRequest");
+      m->set_output_type(".cosmos.bank.v1beta1.QueryBalanceResponse");
+      *m->mutable_options()->MutableExtension(google::api::http) = rule;
+    }
+    const auto* built = pool.BuildFile(file);
+    REQUIRE(built != nullptr);
+    descriptor = built->service(0);
+  }
+  static google::api::HttpRule Get(const std::string& path) {
+    google::api::HttpRule rule;
+    rule.set_get(path);
+    return rule;
+  }
+  google::protobuf::DescriptorPool pool;
+  const google::protobuf::ServiceDescriptor* descriptor = nullptr;
+  static inline int counter = 0;
+};
+
+TEST_CASE("rest: path templates: precedence, wildcards, bindings, and rules refused",
+          "[rest]") {
+  RestFixture f;
+  TestService svc({{"ByVar", TestService::Get("/t/{address}/x")},
+                   {"ByLiteral", TestService::Get("/t/fixed/x")},
+                   {"Deep", TestService::Get("/t/{address}/deep/{denom=**}")},
+                   {"Nested", TestService::Get("/n/{address=acc/*}/d/{denom}")},
+                   {"Star", TestService::Get("/s/*/{denom}")}});
+  google::api::HttpRule bound = TestService::Get("/b/{address}");
+  *bound.add_additional_bindings() = TestService::Get("/b2/{denom}");
+  TestService with_binding({{"Bound", bound}});
+  auto made = RestGateway::Create(*f.backend, {svc.descriptor, with_binding.descriptor});
+  REQUIRE(made.ok());
+  const RestGateway& gw = **made;
+  auto prepare = [&](const std::string& target) {
+    RestRequest req;
+    req.method = "GET";
+    req.target = target;
+    auto prepared = gw.Prepare(req);
+    if (auto* refused = std::get_if<HttpResponse>(&prepared)) FAIL(refused->body);
+    auto call = std::get<RestGateway::Call>(prepared);
+    cosmos::bank::v1beta1::QueryBalanceRequest msg;
+    REQUIRE(msg.ParseFromString(call.request));
+    return std::make_tuple(call.method, msg.address(), msg.denom());
+  };
+  // The literal beats the variable at the same position, whichever was declared first.
+  CHECK(prepare("/t/fixed/x") == std::make_tuple(std::string("/resttest.Svc/ByLiteral"),
+                                                 std::string(), std::string()));
+  CHECK(prepare("/t/other/x") ==
+        std::make_tuple(std::string("/resttest.Svc/ByVar"), std::string("other"), std::string()));
+  // `**` takes the rest, slashes included (each segment decoded).
+  CHECK(prepare("/t/a/deep/ibc/AB%2FCD/e") ==
+        std::make_tuple(std::string("/resttest.Svc/Deep"), std::string("a"),
+                        std::string("ibc/AB/CD/e")));
+  // A variable over several segments keeps its literal part.
+  CHECK(prepare("/n/acc/7/d/stake") == std::make_tuple(std::string("/resttest.Svc/Nested"),
+                                                       std::string("acc/7"),
+                                                       std::string("stake")));
+  CHECK(prepare("/s/anything/stake") == std::make_tuple(std::string("/resttest.Svc/Star"),
+                                                        std::string(), std::string("stake")));
+  // additional_bindings route to the same method.
+  CHECK(std::get<0>(prepare("/b/x")) == "/resttest.Svc/Bound");
+  CHECK(prepare("/b2/y") ==
+        std::make_tuple(std::string("/resttest.Svc/Bound"), std::string(), std::string("y")));
+  RestRequest miss;
+  miss.method = "GET";
+  miss.target = "/n/other/7/d/stake";
+  CHECK(std::get<HttpResponse>(gw.Prepare(miss)).status == 404);
+
+  // Rules the gateway cannot serve are refused at start, naming the template and the reason.
+  const std::pair<std::string, std::string> bad[] = {
+      {"/v/{nofield}", "has no field \"nofield\""},
+      {"/v/{address", "an unclosed '{'"},
+      {"v/x", "does not start with '/'"},
+      {"/v//x", "an empty segment"},
+      {"/v/x:verb", "a verb"},
+      {"/v/{denom=**}/x", "'**' that is not the last segment"},
+      {"/v/a*b", "'*' inside a literal"}};
+  for (const auto& [path, why] : bad) {
+    INFO(path);
+    TestService broken({{"Broken", TestService::Get(path)}});
+    auto refused = RestGateway::Create(*f.backend, {broken.descriptor});
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.status().message().find("path template \"" + path + "\"") !=
+          std::string::npos);
+    CHECK(refused.status().message().find(why) != std::string::npos);
+  }
 }
 
 // ---- over a socket ----------------------------------------------------------------------------
