@@ -577,6 +577,17 @@ TEST_CASE("rest server: keep-alive, the body limit, the connection limit, timeou
     const auto missing = c.Get("/nope");
     CHECK(missing.result_int() == 404);
     CHECK(missing[http::field::access_control_allow_origin] == "*");
+
+    // Headers over max_header_bytes (16 KiB): 431, then the connection closes.
+    // (A second connection: the first stays open, within max_connections.)
+    Client d(server.port());
+    http::request<http::string_body> fat{http::verb::get, params, 11};
+    fat.set("X-Padding", std::string(20000, 'p'));
+    const auto too_big = d.Send(fat);
+    CHECK(too_big.result_int() == 431);
+    CHECK(json::parse(too_big.body()).at("message") ==
+          "request headers too large: the limit is 16384 bytes");
+    CHECK(d.Closed());
   }
 }
 
