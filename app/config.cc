@@ -107,6 +107,27 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"simulate_max_gas", {"an integer from 1 to 9223372036854775807",
                                  ReadInteger(&Config::simulate_max_gas, 1,
                                              std::numeric_limits<std::int64_t>::max())}},
+           {"api_threads", {"an integer from 1 to 64",
+                            ReadInteger(&Config::api_threads, 1, 64)}},
+           {"api_max_pending", {"an integer from 1 to 1000000",
+                                ReadInteger(&Config::api_max_pending, 1, 1'000'000)}},
+       }},
+      {"grpc",
+       {
+           {"address", {"a string, \"HOST:PORT\" (e.g. \"127.0.0.1:9090\") or \"\" for none",
+                        ReadString(&Config::grpc_address)}},
+           {"max_recv_msg_bytes", {"an integer from 1024 to 1073741824",
+                                   ReadInteger(&Config::grpc_max_recv_msg_bytes, 1024, 1 << 30)}},
+       }},
+      {"api",
+       {
+           {"address", {"a string, \"HOST:PORT\" (e.g. \"127.0.0.1:1317\") or \"\" for none",
+                        ReadString(&Config::api_address)}},
+           {"enabled_unsafe_cors", {"a boolean", ReadBool(&Config::api_enabled_unsafe_cors)}},
+           {"max_open_connections", {"an integer from 1 to 100000",
+                                     ReadInteger(&Config::api_max_open_connections, 1, 100'000)}},
+           {"max_body_bytes", {"an integer from 1024 to 1073741824",
+                               ReadInteger(&Config::api_max_body_bytes, 1024, 1 << 30)}},
        }},
       {"tx",
        {
@@ -260,6 +281,39 @@ Result<std::int64_t> ParseConfigDuration(const std::string& text, const std::str
   return *d;
 }
 
+namespace {
+
+// "HOST:PORT" for a server's listen address ("" = off): HOST an IPv4 address, a name, or a
+// [bracketed] IPv6 address, PORT a decimal from 0 to 65535 (0: any free port).
+Status CheckHostPort(const char* key, const std::string& address) {
+  if (address.empty()) return Status::OK();
+  const auto fail = [&](const std::string& why) {
+    return Status::InvalidArgument(std::string(key) + " must be \"HOST:PORT\" (e.g. " +
+                                   "\"127.0.0.1:9090\") or \"\" for none; \"" + address +
+                                   "\" " + why);
+  };
+  const std::size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return fail("has no port");
+  const std::string host = address.substr(0, colon);
+  const std::string port = address.substr(colon + 1);
+  if (host.empty()) return fail("has no host");
+  if (host.front() == '[' ? host.back() != ']' : host.find(':') != std::string::npos) {
+    return fail("has an IPv6 host without [brackets]");
+  }
+  if (host.front() != '[' &&
+      host.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") !=
+          std::string::npos) {
+    return fail("has a host that is not an IP address or a name");
+  }
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535) {
+    return fail("has a port that is not a number from 0 to 65535");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status ValidateConfig(const Config& c) {
   if (auto prices = ante::ParseGasPrices(c.min_gas_prices); !prices.ok()) {
     return Status::InvalidArgument("tx.min_gas_prices: " + prices.status().message());
@@ -306,6 +360,15 @@ Status ValidateConfig(const Config& c) {
   if (!c.metrics_address.empty()) {
     std::string bind;
     if (Status s = ParseMetricsAddress(c.metrics_address, &bind); !s.ok()) return s;
+  }
+  for (const auto& [key, address] :
+       {std::pair<const char*, const std::string&>{"grpc.address", c.grpc_address},
+        {"api.address", c.api_address}}) {
+    if (Status s = CheckHostPort(key, address); !s.ok()) return s;
+  }
+  if (!c.grpc_address.empty() && c.grpc_address == c.api_address) {
+    return Status::InvalidArgument("grpc.address and api.address are both \"" + c.grpc_address +
+                                   "\": the gRPC and REST servers need ports of their own");
   }
   return Status::OK();
 }
@@ -423,6 +486,15 @@ std::string DefaultConfigToml() {
         "simulate_max_gas = "
      << d.simulate_max_gas
      << "\n"
+        "# The threads that run gRPC and REST calls (below the block executor's priority,\n"
+        "# never on it), and how many calls may wait or run at once: past that a call is\n"
+        "# refused at once (gRPC RESOURCE_EXHAUSTED, HTTP 429).\n"
+        "api_threads = "
+     << d.api_threads
+     << "\n"
+        "api_max_pending = "
+     << d.api_max_pending
+     << "\n"
         "\n"
         "[tx]\n"
         "# This node's minimum gas prices, checked in CheckTx only (never in consensus): a tx\n"
@@ -499,6 +571,41 @@ std::string DefaultConfigToml() {
         "regossip_interval = \""
      << d.mempool_regossip_interval
      << "\"\n"
+        "\n"
+        "[grpc]\n"
+        "# The gRPC server: the Cosmos SDK's query and tx services (cosmos.auth, cosmos.bank,\n"
+        "# cosmos.tx, cosmos.base.node) and Kairos's own (kairos.*), with server reflection for\n"
+        "# grpcurl. \"HOST:PORT\"; \"\" turns it off. Ask for a past height with the metadata\n"
+        "# x-cosmos-block-height. kairosd does not start if it cannot listen there.\n"
+        "address = \""
+     << d.grpc_address
+     << "\"\n"
+        "# Largest request message, in bytes.\n"
+        "max_recv_msg_bytes = "
+     << d.grpc_max_recv_msg_bytes
+     << "\n"
+        "\n"
+        "[api]\n"
+        "# The REST API (the LCD): the same services at the Cosmos SDK's paths, e.g.\n"
+        "# GET /cosmos/bank/v1beta1/balances/{address}, for wallets (Keplr's chain info\n"
+        "# \"rest\") and explorers. \"HOST:PORT\"; \"\" turns it off. kairosd does not start if it\n"
+        "# cannot listen there.\n"
+        "address = \""
+     << d.api_address
+     << "\"\n"
+        "# Answer browsers from any origin (Access-Control-Allow-Origin: *), as the Cosmos SDK's\n"
+        "# enabled-unsafe-cors: needed by browser wallets and explorers on another origin.\n"
+        "enabled_unsafe_cors = "
+     << (d.api_enabled_unsafe_cors ? "true" : "false")
+     << "\n"
+        "# Open connections at once (more are refused), and the largest request body, in bytes\n"
+        "# (413 above it).\n"
+        "max_open_connections = "
+     << d.api_max_open_connections
+     << "\n"
+        "max_body_bytes = "
+     << d.api_max_body_bytes
+     << "\n"
         "\n"
         "[metrics]\n"
         "# The Prometheus endpoint (GET http://ADDRESS/metrics): ABCI request counts and\n"

@@ -39,6 +39,8 @@ struct Config {
   std::size_t simulate_max_tx_bytes = 1 << 20;
   std::size_t simulate_max_msgs = 1000;
   std::uint64_t simulate_max_gas = 100'000'000;
+  std::size_t api_threads = 2;       // the gRPC and REST calls' worker threads
+  std::size_t api_max_pending = 256;  // calls waiting or running at once; more: refused
   // [tx]
   std::string min_gas_prices;  // "" accepts any fee; e.g. "0.025stake"
   std::size_t signature_threads = 2;
@@ -55,6 +57,14 @@ struct Config {
   std::size_t mempool_max_parked_per_sender = 16;
   std::size_t mempool_max_parked = 1000;
   std::string mempool_regossip_interval = "10s";  // "0s": every ReapTxs returns the whole pool
+  // [grpc] (app/api/grpc_server.h)
+  std::string grpc_address = "127.0.0.1:9090";  // "" = no gRPC server
+  std::size_t grpc_max_recv_msg_bytes = 10u << 20;
+  // [api] (the REST gateway, the LCD; app/api/rest_server.h)
+  std::string api_address = "127.0.0.1:1317";  // "" = no REST server
+  bool api_enabled_unsafe_cors = false;
+  std::size_t api_max_open_connections = 1000;
+  std::size_t api_max_body_bytes = 10u << 20;
   // [metrics]
   std::string metrics_address;  // "" = no metrics endpoint; e.g. "127.0.0.1:26661"
 

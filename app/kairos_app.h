@@ -125,6 +125,8 @@ class KairosApp final : public abci::Application {
 
   std::int64_t last_height() const { return store_->version(); }
   const TxPool& tx_pool() const { return pool_; }
+  // The queries of committed state, for the gRPC and REST servers (thread-safe: query_router.h).
+  const QueryRouter& query_router() const { return queries_; }
   // Empty before the first block; otherwise the store root.
   std::string last_app_hash() const;
   const store::KvLimits& limits() const { return limits_; }

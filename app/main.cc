@@ -1,5 +1,6 @@
 // kairosd: the Kairos node. `kairosd init`, `kairosd start`, `kairosd export`, `kairosd version`, and the client
 // commands `keys`, `tx`, `query`, `genesis`, `status`, `config` and `bench` (app/client/).
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +11,8 @@
 #include <CLI/CLI.hpp>
 
 #include "abci/server.h"
+#include "app/api/api_backend.h"
+#include "app/api/grpc_server.h"
 #include "app/client/cli_errors.h"
 #include "app/client/commands.h"
 #include "app/config.h"
@@ -136,6 +139,35 @@ int RunStart(const std::string& home, const StartFlags& flags) {
                      exposer->port());
   }
 
+  // The gRPC server and the REST gateway, over committed state (app/api/README.md). A port
+  // that cannot be bound stops the node before CometBFT can connect.
+  app::api::BackendOptions backend_options;
+  backend_options.threads = config.api_threads;
+  backend_options.max_pending = config.api_max_pending;
+  backend_options.max_request_bytes = std::max(config.grpc_max_recv_msg_bytes,
+                                               config.api_max_body_bytes);
+  backend_options.minimum_gas_price = config.min_gas_prices;
+  backend_options.pruning_keep_recent = config.keep_recent;
+  std::optional<app::api::ApiBackend> backend;
+  std::unique_ptr<app::api::GrpcServer> grpc_server;
+  if (!config.grpc_address.empty() || !config.api_address.empty()) {
+    backend.emplace((*application)->query_router(), backend_options);
+  }
+  if (!config.grpc_address.empty()) {
+    app::api::GrpcOptions grpc_options;
+    grpc_options.address = config.grpc_address;
+    grpc_options.max_recv_msg_bytes = config.grpc_max_recv_msg_bytes;
+    Result<std::unique_ptr<app::api::GrpcServer>> started =
+        app::api::GrpcServer::Start(*backend, grpc_options);
+    if (!started.ok()) {
+      app::Log()->critical("{}", started.status().message());
+      backend.reset();
+      exposer.reset();
+      return kExitFailure;
+    }
+    grpc_server = std::move(*started);
+  }
+
   abci::ServerOptions options;
   options.address = config.abci_address;
   options.max_frame_bytes = config.max_frame_bytes;
@@ -147,10 +179,14 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   std::string error;
   if (!server.Listen(&error)) {
     app::Log()->critical("{}", error);
+    grpc_server.reset();
+    backend.reset();
     exposer.reset();  // before the app goes
     return kExitFailure;
   }
   server.Run();
+  if (grpc_server) grpc_server->Shutdown();  // waits for its running calls
+  backend.reset();       // runs the calls still queued, then stops its workers
   exposer.reset();       // no scrape reads the pool from here on
   application->reset();  // closes the database
   app::Log()->info("stopped cleanly");

@@ -93,6 +93,9 @@ cpu_ns() {
 kairos_port=$(free_port)
 go_port=$(free_port "$kairos_port")
 "$KAIROSD" init --home "$OUT/kairos-home" >/dev/null
+# This bench measures ABCI only: no gRPC or REST server (nor their default ports) is needed.
+python3 "$ROOT/scripts/cometbft_config.py" "$OUT/kairos-home/config.toml" grpc.address='""' \
+  api.address='""'
 start_server kairos kairosd "$kairos_port" "$OUT/kairosd.log" \
   "$KAIROSD" start --home "$OUT/kairos-home" --abci-address "tcp://127.0.0.1:$kairos_port" \
   --log-level warn

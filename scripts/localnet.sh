@@ -16,10 +16,11 @@
 #                                if needed); with other ports than the default, to <dir> instead
 #
 #   KAIROS_LOCALNET_DIR    the localnet directory (default ~/.kairos-localnet)
-#   KAIROS_LOCALNET_PORT   first port (default 36600); node i uses PORT+10i .. PORT+10i+4:
+#   KAIROS_LOCALNET_PORT   first port (default 36600); node i uses PORT+10i .. PORT+10i+6:
 #                          p2p, rpc, abci (CometBFT's proxy_app -> that node's kairosd), CometBFT's
 #                          prometheus (off; its address is set), kairosd's metrics (on:
-#                          http://127.0.0.1:PORT+10i+4/metrics, docs/metrics.md).
+#                          http://127.0.0.1:PORT+10i+4/metrics, docs/metrics.md), kairosd's
+#                          gRPC (PORT+10i+5) and REST API (PORT+10i+6).
 #                          Kept in <dir>/base_port once created.
 #   KAIROS_LOCALNET_APP    kairos (default), kairos-app, kvstore or kvstore-socket. kairos-app
 #                          is Kairos beside CometBFT v0.40.0 with mempool.type = "app"
@@ -87,6 +88,8 @@ rpc_port() { echo $((BASE_PORT + 10 * $1 + 1)); }
 abci_port() { echo $((BASE_PORT + 10 * $1 + 2)); }
 prom_port() { echo $((BASE_PORT + 10 * $1 + 3)); }
 metrics_port() { echo $((BASE_PORT + 10 * $1 + 4)); }
+grpc_port() { echo $((BASE_PORT + 10 * $1 + 5)); }
+api_port() { echo $((BASE_PORT + 10 * $1 + 6)); }
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # The pid in pids/<name>.pid if that process is alive, else nothing.
@@ -188,7 +191,9 @@ configure_node() {
   if is_kairos; then
     "$KAIROSD" --home "$dir/node$i/kairos" init >/dev/null
     python3 "$ROOT/scripts/cometbft_config.py" "$dir/node$i/kairos/config.toml" \
-      metrics.address="127.0.0.1:$(metrics_port "$i")"
+      metrics.address="127.0.0.1:$(metrics_port "$i")" \
+      grpc.address="127.0.0.1:$(grpc_port "$i")" \
+      api.address="127.0.0.1:$(api_port "$i")"
   fi
 }
 
@@ -283,7 +288,8 @@ start_cometbft() {
 
 node_ports_free() {
   local p
-  for p in $(p2p_port "$1") $(rpc_port "$1") $(abci_port "$1") $(metrics_port "$1"); do
+  for p in $(p2p_port "$1") $(rpc_port "$1") $(abci_port "$1") $(metrics_port "$1") \
+    $(grpc_port "$1") $(api_port "$1"); do
     port_busy "$p" && die "port $p on 127.0.0.1 is in use (another base: reset, then KAIROS_LOCALNET_PORT=... start)"
   done
   return 0
@@ -318,7 +324,7 @@ start() {
   for i in $(seq 0 $((n - 1))); do
     if [ "$APP" != kvstore ]; then
       local metrics=""
-      ! is_kairos || metrics="  metrics http://127.0.0.1:$(metrics_port "$i")/metrics"
+      ! is_kairos || metrics="  metrics http://127.0.0.1:$(metrics_port "$i")/metrics  grpc 127.0.0.1:$(grpc_port "$i")  rest http://127.0.0.1:$(api_port "$i")"
       echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  abci $(abci_port "$i")$metrics"
     else
       echo "  node$i: rpc http://127.0.0.1:$(rpc_port "$i")  p2p $(p2p_port "$i")  (kvstore in process)"
@@ -427,13 +433,16 @@ stop() {
 status() {
   [ -d "$DIR" ] || die "no localnet in $DIR"
   local i
-  printf '%-6s %-8s %-8s %8s  %-64s %5s\n' node "cometbft" "kairosd" height app_hash peers
+  printf '%-6s %-8s %-8s %8s  %-64s %5s  %s\n' node "cometbft" "kairosd" height app_hash peers \
+    "rpc / grpc / rest"
   for i in $(seq 0 $(($(node_count) - 1))); do
     local c k
     c=$(live_pid "cometbft$i"); k=$(live_pid "kairosd$i")
     is_kairos || k="-"
     printf '%-6s %-8s %-8s ' "node$i" "${c:-down}" "${k:-down}"
-    python3 - "$(rpc_port "$i")" <<'EOF'
+    local endpoints="$(rpc_port "$i")"
+    ! is_kairos || endpoints+=" / $(grpc_port "$i") / $(api_port "$i")"
+    python3 - "$(rpc_port "$i")" "$endpoints" <<'EOF'
 import json, sys, urllib.request
 port = sys.argv[1]
 def get(path):
@@ -442,9 +451,9 @@ def get(path):
 try:
     st, net = get("status"), get("net_info")
     info = st["sync_info"]
-    print(f'{info["latest_block_height"]:>8}  {info["latest_app_hash"] or "-":<64} {net["n_peers"]:>5}')
+    print(f'{info["latest_block_height"]:>8}  {info["latest_app_hash"] or "-":<64} {net["n_peers"]:>5}  {sys.argv[2]}')
 except Exception as e:
-    print(f'{"-":>8}  {"(rpc: " + str(e)[:56] + ")":<64} {"-":>5}')
+    print(f'{"-":>8}  {"(rpc: " + str(e)[:56] + ")":<64} {"-":>5}  {sys.argv[2]}')
 EOF
   done
 }

@@ -15,6 +15,7 @@
 #   ABCI_PORT, RPC_PORT, P2P_PORT   default 26658, 26657, 26656. Applied whenever given, on an
 #                  existing home too (the keys it changes are printed); when not given, an
 #                  existing home keeps its ports
+#   GRPC_PORT, API_PORT   kairosd's gRPC and REST (LCD) ports, default 9090 and 1317: the same
 #   DEV_ACCOUNTS   as --accounts
 #   KAIROSD        a kairosd binary to use: setup and build are skipped (the tests use the
 #                  sanitizer build); COMETBFT likewise for CometBFT (default .tools/bin/cometbft)
@@ -95,6 +96,15 @@ if [ "$reset" = 1 ]; then
 fi
 
 [ -f "$KAIROS_HOME/config.toml" ] || kairosd init >/dev/null
+# kairosd's gRPC and REST ports, when given (config.toml's grpc.address and api.address).
+app_keys=()
+[ -n "${GRPC_PORT:-}" ] && app_keys+=(grpc.address="127.0.0.1:$GRPC_PORT")
+[ -n "${API_PORT:-}" ] && app_keys+=(api.address="127.0.0.1:$API_PORT")
+if [ ${#app_keys[@]} -gt 0 ]; then
+  while IFS= read -r change; do
+    echo "kairosd config ($KAIROS_HOME/config.toml): $change"
+  done < <(python3 "$CONFIG_PY" --report "$KAIROS_HOME/config.toml" "${app_keys[@]}")
+fi
 new_chain=0
 if [ ! -f "$CMT_HOME/config/genesis.json" ]; then
   if [ -n "$(ls -A "$(data_dir)" 2>/dev/null)" ]; then
@@ -290,6 +300,9 @@ done
 
 echo
 echo "kairosd   pid $kairos_pid, ABCI tcp://127.0.0.1:$ABCI_PORT, log $KAIROSD_LOG"
+grpc_at=$(python3 "$CONFIG_PY" --get "$KAIROS_HOME/config.toml" grpc.address 2>/dev/null || true)
+rest_at=$(python3 "$CONFIG_PY" --get "$KAIROS_HOME/config.toml" api.address 2>/dev/null || true)
+echo "          gRPC ${grpc_at:-off}, REST ${rest_at:+http://}${rest_at:-off}"
 echo "cometbft  pid $cmt_pid, RPC $RPC_URL, P2P tcp://127.0.0.1:$P2P_PORT, log $CMT_LOG"
 echo "chain     $CHAIN_ID at height $height"
 for name in "${dev_names[@]}"; do
@@ -323,6 +336,16 @@ while true; do
   [ -n "$ended" ] || continue  # not an exit (a signal's trap exits on its own)
   if [ "$ended" = "$cmt_pid" ]; then
     cmt_pid=""
+    # CometBFT stops on its own when its app's connection drops, and may be reaped before a
+    # kairosd that was killed (a large process takes a while to die): if kairosd goes too, it
+    # is the cause.
+    for _ in $(seq 30); do alive "$kairos_pid" || break; sleep 0.1; done
+    if ! alive "$kairos_pid"; then
+      krc=0
+      wait "$kairos_pid" 2>/dev/null || krc=$?
+      kairos_pid=""
+      on_failure "kairosd exited (status $krc)"
+    fi
     on_failure "CometBFT exited (status $rc)"
   fi
   kairos_pid=""

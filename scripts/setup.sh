@@ -4,6 +4,7 @@
 #   - the pinned CometBFT tools, built with `go install` into .tools/ (ignored by git):
 #     cometbft and abci-cli v0.38.25 in .tools/bin, and cometbft v0.40.0 (the app-mempool mode,
 #     `mempool.type = "app"`) in .tools/cometbft-v0.40.0
+#   - grpcurl (pinned), the gRPC client of the e2e test test_grpc.py
 #   - the pinned CosmJS packages of test/e2e/cosmjs (npm ci), for the e2e test test_cosmjs.py
 # Idempotent: a second run prints "nothing to do". Prints each thing it installs.
 #
@@ -88,6 +89,11 @@ install_tool "$TOOLS/bin" github.com/cometbft/cometbft/abci/cmd/abci-cli "$COMET
 # v0.40.0 for the e2e tests in app-mempool mode (test/e2e, e2e.app_mempool.*).
 install_tool "$TOOLS/cometbft-$COMETBFT_APP_MEMPOOL_VERSION" \
   github.com/cometbft/cometbft/cmd/cometbft "$COMETBFT_APP_MEMPOOL_VERSION" cometbft
+
+# grpcurl: the e2e test test_grpc.py calls kairosd's gRPC server with it (a client we did not
+# write, as Cosmos operators use it).
+GRPCURL_VERSION=v1.9.3
+install_tool "$TOOLS/bin" github.com/fullstorydev/grpcurl/cmd/grpcurl "$GRPCURL_VERSION" grpcurl
 
 # --- Test tools written in Go -------------------------------------------------------------
 # ics23-verify: the ICS-23 reference verifier (github.com/cosmos/ics23/go), used by the tests to

@@ -2,17 +2,13 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <map>
 
 #include <absl/strings/escaping.h>
-#include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/message.h>
-#include <google/protobuf/util/json_util.h>
-#include <google/protobuf/util/type_resolver.h>
-#include <google/protobuf/util/type_resolver_util.h>
 #include <nlohmann/json.hpp>
 
+#include "app/api/proto_json.h"
 #include "google/api/annotations.pb.h"
 #include "google/api/http.pb.h"
 
@@ -22,42 +18,6 @@ namespace {
 
 namespace pb = google::protobuf;
 using FieldPath = std::vector<const pb::FieldDescriptor*>;
-
-constexpr char kTypeUrlPrefix[] = "type.googleapis.com";
-
-// Resolves a type URL in the generated pool by the name after its last '/', whatever comes
-// before: the SDK writes "/cosmos.auth.v1beta1.BaseAccount", protobuf's default resolver only
-// accepts "type.googleapis.com/...". Stateless, so one instance serves every thread.
-class AnyPrefixTypeResolver final : public pb::util::TypeResolver {
- public:
-  AnyPrefixTypeResolver()
-      : pool_resolver_(pb::util::NewTypeResolverForDescriptorPool(
-            kTypeUrlPrefix, pb::DescriptorPool::generated_pool())) {}
-
-  pb::util::Status ResolveMessageType(const std::string& type_url, pb::Type* type) override {
-    return pool_resolver_->ResolveMessageType(Canonical(type_url), type);
-  }
-  pb::util::Status ResolveEnumType(const std::string& type_url, pb::Enum* enum_type) override {
-    return pool_resolver_->ResolveEnumType(Canonical(type_url), enum_type);
-  }
-
- private:
-  static std::string Canonical(const std::string& type_url) {
-    const auto slash = type_url.rfind('/');
-    return std::string(kTypeUrlPrefix) + "/" +
-           (slash == std::string::npos ? type_url : type_url.substr(slash + 1));
-  }
-  std::unique_ptr<pb::util::TypeResolver> pool_resolver_;
-};
-
-pb::util::TypeResolver* Resolver() {
-  static AnyPrefixTypeResolver* const resolver = new AnyPrefixTypeResolver();
-  return resolver;
-}
-
-std::string TypeUrlOf(const pb::Descriptor* desc) {
-  return std::string(kTypeUrlPrefix) + "/" + desc->full_name();
-}
 
 // ---- path templates -----------------------------------------------------------------------
 
@@ -342,8 +302,6 @@ std::string Dotted(const FieldPath& path) {
   return out;
 }
 
-std::string StatusText(const pb::util::Status& s) { return std::string(s.message()); }
-
 }  // namespace
 
 // ---- errors -------------------------------------------------------------------------------
@@ -625,24 +583,18 @@ std::variant<RestGateway::Call, HttpResponse> RestGateway::Prepare(
   }
 
   if (!route->body.empty() && !request.body.empty()) {
-    pb::util::JsonParseOptions options;
-    options.ignore_unknown_fields = false;
     const pb::Descriptor* body_type =
         route->body == "*" ? input : route->body_field.back()->message_type();
-    std::string binary;
-    const pb::util::Status parsed = pb::util::JsonToBinaryString(
-        Resolver(), TypeUrlOf(body_type), std::string(request.body), &binary, options);
-    if (!parsed.ok()) {
-      return ErrorResponse(Code::kInvalidArgument,
-                           "bad JSON body for " + body_type->full_name() + ": " +
-                               StatusText(parsed));
+    auto binary = FromJson(body_type, request.body);  // protobuf's parser, unknown fields refused
+    if (!binary.ok()) {
+      return ErrorResponse(Code::kInvalidArgument, "bad JSON body: " + binary.status().message());
     }
     pb::Message* target_msg = msg.get();
     if (route->body != "*") {
       pb::Message* holder = HolderOf(msg.get(), route->body_field);
       target_msg = holder->GetReflection()->MutableMessage(holder, route->body_field.back());
     }
-    if (!target_msg->MergeFromString(binary)) {
+    if (!target_msg->MergeFromString(*binary)) {
       return ErrorResponse(Code::kInvalidArgument, "bad JSON body for " +
                                                        body_type->full_name() +
                                                        ": it does not convert to the message");
@@ -658,21 +610,16 @@ std::variant<RestGateway::Call, HttpResponse> RestGateway::Prepare(
 
 HttpResponse RestGateway::Answer(const Route& route, const CallResult& result) {
   if (result.code != Code::kOk) return ErrorResponse(result.code, result.message);
-  const pb::Descriptor* output = route.method->output_type();
-  std::string json;
-  pb::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;
-  const pb::util::Status printed =
-      pb::util::BinaryToJsonString(Resolver(), TypeUrlOf(output), result.response, &json,
-                                   options);
-  if (!printed.ok()) {
-    return ErrorResponse(Code::kInternal, "cannot write the " + output->full_name() +
-                                              " answer as JSON: " + StatusText(printed));
+  // Proto field names and every default printed, as the SDK's gateway marshaler (OrigName,
+  // EmitDefaults); Any with the Cosmos type URL in "@type".
+  auto json = ToJson(route.method->output_type(), result.response);
+  if (!json.ok()) {
+    return ErrorResponse(Code::kInternal, "cannot write the answer as JSON: " +
+                                              json.status().message());
   }
   HttpResponse res;
   res.status = 200;
-  res.body = std::move(json);
+  res.body = std::move(*json);
   if (result.height > 0) {
     const std::string height = std::to_string(result.height);
     res.headers.emplace_back(kHeightResponseHeader, height);

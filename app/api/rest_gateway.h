@@ -20,8 +20,7 @@
 //     field names, default values printed, 64-bit integers as strings, bytes as base64, Any
 //     with "@type"), or an error as grpc-gateway writes one: {"code", "message", "details"}
 //     with the HTTP status of HttpStatusFor(code).
-// Type URLs are resolved in the generated pool whatever their prefix ("/cosmos.auth.v1beta1.
-// BaseAccount", as the SDK writes them, or "type.googleapis.com/...").
+// JSON both ways is proto_json.h's (protobuf's own, with the Cosmos type URLs).
 //
 // Thread-safety: immutable after construction; Handle and HandleNow may be called from any
 // number of threads at once.

@@ -35,10 +35,10 @@ namespace kairos::app::api {
 
 struct RestServerOptions {
   std::string address = "127.0.0.1:1317";  // HOST:PORT; port 0 picks a free port
-  // The Cosmos SDK's defaults ([api] max-open-connections, rpc-max-body-bytes,
-  // rpc-read-timeout).
+  // kairosd's [api] defaults (max_open_connections, max_body_bytes); the read timeout is the
+  // Cosmos SDK's rpc-read-timeout.
   std::size_t max_connections = 1000;
-  std::size_t max_body_bytes = 1'000'000;
+  std::size_t max_body_bytes = 10u << 20;
   std::size_t max_header_bytes = 16 * 1024;
   std::chrono::milliseconds read_timeout{10'000};
   std::chrono::milliseconds write_timeout{10'000};

@@ -21,6 +21,7 @@
 #include "app/client/cli_util.h"
 #include "app/client/config_commands.h"
 #include "app/client/locks_commands.h"
+#include "app/client/method_query.h"
 #include "app/client/params_commands.h"
 #include "app/client/poa_commands.h"
 #include "app/client/node_commands.h"
@@ -391,6 +392,7 @@ void AddQueryCommands(CLI::App& app, const std::string& home) {
   AddBankQueryCommands(*query, home);
   AddLocksQueryCommands(*query, home);
   AddPoaQueryCommands(*query, home);
+  AddMethodQueryCommand(*query);
 }
 
 // ---- genesis ----------------------------------------------------------------------------

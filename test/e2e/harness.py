@@ -430,7 +430,8 @@ class Node:
         self.dir = tempfile.mkdtemp(prefix=f"kairos-e2e-{name}-")
         self.kairos_home = os.path.join(self.dir, "kairos")
         self.cmt_home = os.path.join(self.dir, "cometbft")
-        self.abci_port, self.rpc_port, self.p2p_port = free_ports(3)
+        (self.abci_port, self.rpc_port, self.p2p_port, self.grpc_port,
+         self.api_port) = free_ports(5)
         self.abci_address = f"tcp://127.0.0.1:{self.abci_port}"
         self.kairosd = None
         self.cometbft = None
@@ -458,6 +459,9 @@ class Node:
 
     def _init_kairosd(self):
         run([KAIROSD, "init", "--home", self.kairos_home])
+        # Ports of this node's own: several nodes (and a developer's node) share the machine.
+        self.configure_kairosd({"grpc.address": f'"127.0.0.1:{self.grpc_port}"',
+                                "api.address": f'"127.0.0.1:{self.api_port}"'})
 
     def configure_kairosd(self, values):
         """Sets keys ("section.name": raw value) in kairosd's config.toml; takes effect at the next

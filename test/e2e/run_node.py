@@ -25,14 +25,16 @@ READY = "Ctrl-C stops both."
 
 def script_env(home, ports=None, **extra):
     """The environment of run-node.sh and of the commands it prints: HOME=`home`, the test
-    binaries, the ports (abci, rpc, p2p) if given, and no keyring passphrase (the dev chain's
-    commands must not need one)."""
+    binaries, the ports (abci, rpc, p2p, and optionally grpc and api) if given, and no keyring
+    passphrase (the dev chain's commands must not need one)."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("KAIROS_HOME", "KAIROS_KEYRING_PASSPHRASE", "ABCI_PORT", "RPC_PORT",
-                        "P2P_PORT", "DEV_ACCOUNTS")}
+                        "P2P_PORT", "DEV_ACCOUNTS", "GRPC_PORT", "API_PORT")}
     env.update(HOME=home, KAIROSD=harness.KAIROSD, COMETBFT=harness.COMETBFT)
     if ports:
         env.update(ABCI_PORT=str(ports[0]), RPC_PORT=str(ports[1]), P2P_PORT=str(ports[2]))
+        if len(ports) >= 5:
+            env.update(GRPC_PORT=str(ports[3]), API_PORT=str(ports[4]))
     env.update(extra)
     return env
 

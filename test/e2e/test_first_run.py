@@ -61,7 +61,7 @@ def test_first_run_reuse_and_reset():
     home = tempfile.mkdtemp(prefix="kairos-e2e-first-run-")
     kairos_home = os.path.join(home, ".kairos")
     try:
-        ports = harness.free_ports(3)
+        ports = harness.free_ports(5)
         env = script_env(home, ports)
 
         # ---- 1. First run: a dev chain to transact on at once.

@@ -48,7 +48,7 @@ def test_readme_talking_to_it():
 
     home = tempfile.mkdtemp(prefix="kairos-e2e-readme-")
     try:
-        env = script_env(home, harness.free_ports(3))
+        env = script_env(home, harness.free_ports(5))
         swap = lambda ln: f"K={harness.KAIROSD}" if ln == K_LINE else ln  # noqa: E731
         if before:
             p = subprocess.run(["bash", "-euo", "pipefail", "-c", "\n".join(map(swap, before))],

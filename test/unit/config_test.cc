@@ -128,7 +128,7 @@ TEST_CASE("an unknown key is an error naming it and the known keys", "[config]")
 }
 
 TEST_CASE("an unknown section is an error naming it and the known sections", "[config]") {
-  const std::string known = "[abci], [db], [log]";
+  const std::string known = "[abci], [api], [db], [grpc], [log]";
   CHECK_THAT(ErrorOf("[abcd]\naddress = \"x\"\n"),
              Catch::Contains("unknown key 'abcd'") && Catch::Contains(known));
   CHECK_THAT(ErrorOf("address = \"tcp://127.0.0.1:1\"\n"),
@@ -371,4 +371,43 @@ TEST_CASE("[metrics] address: off by default, HOST:PORT forms accepted, bad ones
   c.metrics_address = "127.0.0.1";
   CHECK_THAT(ValidateConfig(c).message(), Catch::Contains("metrics.address") &&
                                               Catch::Contains("missing :PORT"));
+}
+
+TEST_CASE("[grpc] and [api]: on loopback by default, HOST:PORT or off, bad forms name the key",
+          "[config]") {
+  const Config d;
+  CHECK(d.grpc_address == "127.0.0.1:9090");  // the Cosmos SDK's ports, on loopback only
+  CHECK(d.api_address == "127.0.0.1:1317");
+  CHECK_FALSE(d.api_enabled_unsafe_cors);
+  CHECK_THAT(DefaultConfigToml(), Catch::Contains("[grpc]\n") && Catch::Contains("[api]\n"));
+  const Config off = MustParse("[grpc]\naddress = \"\"\n[api]\naddress = \"\"\n");
+  CHECK(off.grpc_address.empty());
+  CHECK(off.api_address.empty());
+  const Config set = MustParse(
+      "[grpc]\naddress = \"[::1]:9191\"\nmax_recv_msg_bytes = 4096\n"
+      "[api]\naddress = \"localhost:0\"\nenabled_unsafe_cors = true\nmax_open_connections = 7\n"
+      "max_body_bytes = 2048\n[query]\napi_threads = 3\napi_max_pending = 9\n");
+  CHECK(set.grpc_address == "[::1]:9191");
+  CHECK(set.grpc_max_recv_msg_bytes == 4096);
+  CHECK(set.api_address == "localhost:0");
+  CHECK(set.api_enabled_unsafe_cors);
+  CHECK(set.api_max_open_connections == 7);
+  CHECK(set.api_max_body_bytes == 2048);
+  CHECK(set.api_threads == 3);
+  CHECK(set.api_max_pending == 9);
+  for (const char* bad : {"9090", "127.0.0.1:", ":9090", "127.0.0.1:65536", "127.0.0.1:x",
+                          "::1:9090", "[::1:9090", "tcp://127.0.0.1:9090"}) {
+    INFO(bad);
+    CHECK_THAT(ErrorOf(std::string("[grpc]\naddress = \"") + bad + "\"\n"),
+               Catch::Contains("grpc.address must be \"HOST:PORT\"") &&
+                   Catch::Contains(std::string("\"") + bad + "\""));
+    CHECK_THAT(ErrorOf(std::string("[api]\naddress = \"") + bad + "\"\n"),
+               Catch::Contains("api.address must be \"HOST:PORT\""));
+  }
+  CHECK_THAT(ErrorOf("[grpc]\naddress = \"127.0.0.1:5000\"\n[api]\naddress = \"127.0.0.1:5000\"\n"),
+             Catch::Contains("grpc.address and api.address are both \"127.0.0.1:5000\""));
+  CHECK_THAT(ErrorOf("[api]\nenabled_unsafe_cors = \"yes\"\n"),
+             Catch::Contains("api.enabled_unsafe_cors must be a boolean"));
+  CHECK_THAT(ErrorOf("[query]\napi_threads = 0\n"),
+             Catch::Contains("query.api_threads must be an integer from 1 to 64"));
 }

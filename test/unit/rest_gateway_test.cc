@@ -13,7 +13,9 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
+#include <future>
 #include <string>
+#include <thread>
 #include <variant>
 
 #include "absl/strings/escaping.h"
@@ -56,7 +58,7 @@ struct RestFixture {
     const auto res =
         chain.Block({chain.Send(kAlice, kBob, "100stake", AliceSends(0))}, kT0 + kSecond);
     REQUIRE(res.tx_results(0).code() == 0);
-    backend = std::make_unique<ApiBackend>(chain.app().queries(), app::api::BackendOptions{});
+    backend = std::make_unique<ApiBackend>(chain.app().query_router(), app::api::BackendOptions{});
     auto made = RestGateway::Create(*backend);
     REQUIRE(made.ok());
     gateway = std::move(*made);
@@ -318,15 +320,42 @@ TEST_CASE("rest: simulate takes a JSON body; bad JSON is 400 with protobuf's mes
   CHECK(std::stoll(body.at("gas_info").at("gas_used").get<std::string>()) > 0);
 
   CheckError(f.Post("/cosmos/tx/v1beta1/simulate", "{not json"), 400, Code::kInvalidArgument,
-             "bad JSON body for cosmos.tx.v1beta1.SimulateRequest: ");
+             "bad JSON body: not a cosmos.tx.v1beta1.SimulateRequest in JSON: ");
   CheckError(f.Post("/cosmos/tx/v1beta1/simulate", R"({"tx_bytes":"AA==","extra":1})"), 400,
              Code::kInvalidArgument, "extra");
   CheckError(f.Post("/cosmos/tx/v1beta1/simulate", R"({"tx_bytes":5})"), 400,
-             Code::kInvalidArgument, "bad JSON body for cosmos.tx.v1beta1.SimulateRequest");
+             Code::kInvalidArgument, "bad JSON body: not a cosmos.tx.v1beta1.SimulateRequest in JSON");
   // Not a tx: the backend's refusal.
   const auto not_tx = f.Post("/cosmos/tx/v1beta1/simulate", R"({"tx_bytes":"AAEC"})");
   INFO(not_tx.body);
   CHECK(not_tx.status == 400);
+}
+
+TEST_CASE("rest: Handle answers on the backend's worker thread as HandleNow does", "[rest]") {
+  RestFixture f;
+  const std::string target =
+      "/cosmos/bank/v1beta1/balances/" + kBob.bech32 + "/by_denom?denom=stake";
+  RestRequest req;
+  req.method = "GET";
+  req.target = target;
+  std::promise<std::pair<HttpResponse, std::thread::id>> answered;
+  f.gateway->Handle(req, [&answered](HttpResponse res) {
+    answered.set_value({std::move(res), std::this_thread::get_id()});
+  });
+  auto [res, thread] = answered.get_future().get();
+  CHECK(thread != std::this_thread::get_id());  // a backend worker, not the caller
+  const HttpResponse now = f.Get(target);
+  CHECK(res.status == 200);
+  CHECK(res.body == now.body);
+  CHECK(res.headers == now.headers);
+  // A refusal before the backend is answered on the caller's thread.
+  req.target = "/nope";
+  std::thread::id refused_on;
+  f.gateway->Handle(req, [&](HttpResponse r) {
+    CHECK(r.status == 404);
+    refused_on = std::this_thread::get_id();
+  });
+  CHECK(refused_on == std::this_thread::get_id());
 }
 
 TEST_CASE("rest: every served method has a route at its (google.api.http) path", "[rest]") {
