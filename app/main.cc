@@ -13,6 +13,8 @@
 #include "abci/server.h"
 #include "app/api/api_backend.h"
 #include "app/api/grpc_server.h"
+#include "app/api/rest_gateway.h"
+#include "app/api/rest_server.h"
 #include "app/client/cli_errors.h"
 #include "app/client/commands.h"
 #include "app/config.h"
@@ -167,6 +169,37 @@ int RunStart(const std::string& home, const StartFlags& flags) {
     }
     grpc_server = std::move(*started);
   }
+  std::unique_ptr<app::api::RestGateway> rest_gateway;
+  std::unique_ptr<app::api::RestServer> rest_server;
+  if (!config.api_address.empty()) {
+    Result<std::unique_ptr<app::api::RestGateway>> gateway = app::api::RestGateway::Create(*backend);
+    if (!gateway.ok()) {  // the routes come from compiled-in descriptors: a build error
+      app::Log()->critical("REST gateway: {}", gateway.status().message());
+      grpc_server.reset();
+      backend.reset();
+      exposer.reset();
+      return kExitFailure;
+    }
+    rest_gateway = std::move(*gateway);
+    app::api::RestServerOptions rest_options;
+    rest_options.address = config.api_address;
+    rest_options.max_connections = config.api_max_open_connections;
+    rest_options.max_body_bytes = config.api_max_body_bytes;
+    rest_options.enabled_unsafe_cors = config.api_enabled_unsafe_cors;
+    rest_server = std::make_unique<app::api::RestServer>(*rest_gateway, rest_options);
+    if (Status s = rest_server->Start(); !s.ok()) {
+      app::Log()->critical("api.address: cannot listen on {}: {}", config.api_address,
+                           s.message());
+      rest_server.reset();
+      grpc_server.reset();
+      backend.reset();
+      exposer.reset();  // before the app goes
+      return kExitFailure;
+    }
+    app::Log()->info("REST server (LCD) listening on http://{} (port {}){}", config.api_address,
+                     rest_server->port(),
+                     config.api_enabled_unsafe_cors ? ", CORS open to every origin" : "");
+  }
 
   abci::ServerOptions options;
   options.address = config.abci_address;
@@ -179,12 +212,14 @@ int RunStart(const std::string& home, const StartFlags& flags) {
   std::string error;
   if (!server.Listen(&error)) {
     app::Log()->critical("{}", error);
+    rest_server.reset();
     grpc_server.reset();
     backend.reset();
     exposer.reset();  // before the app goes
     return kExitFailure;
   }
   server.Run();
+  if (rest_server) rest_server->Stop();      // waits for the requests already read
   if (grpc_server) grpc_server->Shutdown();  // waits for its running calls
   backend.reset();       // runs the calls still queued, then stops its workers
   exposer.reset();       // no scrape reads the pool from here on
