@@ -111,6 +111,8 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
                             ReadInteger(&Config::api_threads, 1, 64)}},
            {"api_max_pending", {"an integer from 1 to 1000000",
                                 ReadInteger(&Config::api_max_pending, 1, 1'000'000)}},
+           {"cometbft_rpc", {"a string, \"http://HOST:PORT\" or \"\" for none",
+                             ReadString(&Config::cometbft_rpc)}},
        }},
       {"grpc",
        {
@@ -366,6 +368,11 @@ Status ValidateConfig(const Config& c) {
         {"api.address", c.api_address}}) {
     if (Status s = CheckHostPort(key, address); !s.ok()) return s;
   }
+  if (!c.cometbft_rpc.empty() && c.cometbft_rpc.rfind("http://", 0) != 0 &&
+      c.cometbft_rpc.rfind("tcp://", 0) != 0) {
+    return Status::InvalidArgument("query.cometbft_rpc must be \"http://HOST:PORT\" (CometBFT's "
+                                   "rpc.laddr) or \"\" for none, got \"" + c.cometbft_rpc + "\"");
+  }
   if (!c.grpc_address.empty() && c.grpc_address == c.api_address) {
     return Status::InvalidArgument("grpc.address and api.address are both \"" + c.grpc_address +
                                    "\": the gRPC and REST servers need ports of their own");
@@ -495,6 +502,12 @@ std::string DefaultConfigToml() {
         "api_max_pending = "
      << d.api_max_pending
      << "\n"
+        "# This node's CometBFT RPC (its rpc.laddr), which the gRPC and REST servers read the\n"
+        "# node info, blocks and validator sets from (cosmos.base.tendermint.v1beta1.Service).\n"
+        "# \"\": those methods answer UNAVAILABLE.\n"
+        "cometbft_rpc = \""
+     << d.cometbft_rpc
+     << "\"\n"
         "\n"
         "[tx]\n"
         "# This node's minimum gas prices, checked in CheckTx only (never in consensus): a tx\n"

@@ -41,6 +41,7 @@ struct Config {
   std::uint64_t simulate_max_gas = 100'000'000;
   std::size_t api_threads = 2;       // the gRPC and REST calls' worker threads
   std::size_t api_max_pending = 256;  // calls waiting or running at once; more: refused
+  std::string cometbft_rpc = "http://127.0.0.1:26657";  // cosmos.base.tendermint's source
   // [tx]
   std::string min_gas_prices;  // "" accepts any fee; e.g. "0.025stake"
   std::size_t signature_threads = 2;

@@ -150,6 +150,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
                                                config.api_max_body_bytes);
   backend_options.minimum_gas_price = config.min_gas_prices;
   backend_options.pruning_keep_recent = config.keep_recent;
+  backend_options.cometbft_rpc = config.cometbft_rpc;
   std::optional<app::api::ApiBackend> backend;
   std::unique_ptr<app::api::GrpcServer> grpc_server;
   if (!config.grpc_address.empty() || !config.api_address.empty()) {

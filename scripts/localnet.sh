@@ -193,7 +193,8 @@ configure_node() {
     python3 "$ROOT/scripts/cometbft_config.py" "$dir/node$i/kairos/config.toml" \
       metrics.address="127.0.0.1:$(metrics_port "$i")" \
       grpc.address="127.0.0.1:$(grpc_port "$i")" \
-      api.address="127.0.0.1:$(api_port "$i")"
+      api.address="127.0.0.1:$(api_port "$i")" \
+      query.cometbft_rpc="http://127.0.0.1:$(rpc_port "$i")"
   fi
 }
 

@@ -96,10 +96,12 @@ if [ "$reset" = 1 ]; then
 fi
 
 [ -f "$KAIROS_HOME/config.toml" ] || kairosd init >/dev/null
-# kairosd's gRPC and REST ports, when given (config.toml's grpc.address and api.address).
+# kairosd's gRPC and REST ports, when given (config.toml's grpc.address and api.address), and
+# the CometBFT RPC its servers read blocks and node info from (query.cometbft_rpc).
 app_keys=()
 [ -n "${GRPC_PORT:-}" ] && app_keys+=(grpc.address="127.0.0.1:$GRPC_PORT")
 [ -n "${API_PORT:-}" ] && app_keys+=(api.address="127.0.0.1:$API_PORT")
+[ -n "${RPC_PORT:-}" ] && app_keys+=(query.cometbft_rpc="http://127.0.0.1:$RPC_PORT")
 if [ ${#app_keys[@]} -gt 0 ]; then
   while IFS= read -r change; do
     echo "kairosd config ($KAIROS_HOME/config.toml): $change"

@@ -15,12 +15,14 @@
 #include <utility>
 
 #include "ante/errors.h"
+#include "app/api/comet_service.h"
 #include "app/logging.h"
 #include "app/proto_util.h"
 #include "app/query_router.h"
 #include "cosmos/auth/v1beta1/query.pb.h"
 #include "cosmos/bank/v1beta1/query.pb.h"
 #include "cosmos/base/node/v1beta1/query.pb.h"
+#include "cosmos/base/tendermint/v1beta1/query.pb.h"
 #include "cosmos/tx/v1beta1/service.pb.h"
 #include "kairos/auth/v1/query.pb.h"
 #include "kairos/locks/v1/query.pb.h"
@@ -124,6 +126,7 @@ const std::vector<const gp::ServiceDescriptor*>& ApiBackend::Services() {
       ServiceOf(cosmos::bank::v1beta1::QueryBalanceRequest::descriptor(), "Query"),
       ServiceOf(cosmos::tx::v1beta1::SimulateRequest::descriptor(), "Service"),
       ServiceOf(cosmos::base::node::v1beta1::ConfigRequest::descriptor(), "Service"),
+      ServiceOf(cosmos::base::tendermint::v1beta1::GetNodeInfoRequest::descriptor(), "Service"),
       ServiceOf(kairos::auth::v1::QueryUnorderedNonceRequest::descriptor(), "Query"),
       ServiceOf(kairos::locks::v1::QueryHolderRequest::descriptor(), "Query"),
       ServiceOf(kairos::poa::v1::QueryValidatorsRequest::descriptor(), "Query"),
@@ -133,7 +136,10 @@ const std::vector<const gp::ServiceDescriptor*>& ApiBackend::Services() {
 }
 
 ApiBackend::ApiBackend(const QueryRouter& router, BackendOptions options)
-    : router_(router), options_(std::move(options)), workers_(std::make_unique<Workers>()) {
+    : router_(router),
+      options_(std::move(options)),
+      comet_(std::make_unique<CometService>(router, options_.cometbft_rpc)),
+      workers_(std::make_unique<Workers>()) {
   const std::size_t n = std::max<std::size_t>(1, options_.threads);
   for (std::size_t i = 0; i < n; ++i) {
     workers_->threads.emplace_back([w = workers_.get()] {
@@ -193,6 +199,15 @@ CallResult ApiBackend::CallNow(std::string_view method, const std::string& reque
     res.set_pruning_keep_recent(std::to_string(options_.pruning_keep_recent));
     res.set_pruning_interval("0");
     return {Code::kOk, {}, SerializeDeterministic(res), 0};
+  }
+  if (method.rfind(kTendermintService, 0) == 0) {
+    const std::size_t slash = method.rfind('/');
+    for (const gp::ServiceDescriptor* s : Services()) {
+      if (s->full_name() == method.substr(1, kTendermintService.size() - 2) &&
+          s->FindMethodByName(std::string(method.substr(slash + 1))) != nullptr) {
+        return comet_->Call(method, request);
+      }
+    }
   }
   tendermint::abci::RequestQuery q;
   q.set_path(std::string(method));

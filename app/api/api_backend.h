@@ -8,7 +8,8 @@
 //     Simulate, the mempool's), through QueryRouter::Handle, exactly as an ABCI query with the
 //     same path, data and height is answered;
 //   - the methods it implements itself (cosmos.base.node.v1beta1.Service/Config: this node's
-//     settings).
+//     settings), and cosmos.base.tendermint.v1beta1.Service through CometService (CometBFT's
+//     RPC; comet_service.h).
 // So a method has one implementation, and its three doors (ABCI query, gRPC, REST) agree.
 //
 // Calls run on the backend's own worker threads (below the executor's priority, as the ABCI
@@ -35,6 +36,8 @@ class QueryRouter;
 }
 
 namespace kairos::app::api {
+
+class CometService;
 
 // gRPC's status codes (grpc::StatusCode, google.rpc.Code): the REST gateway writes the same
 // numbers in its error bodies and maps them to HTTP statuses as grpc-gateway does.
@@ -79,6 +82,8 @@ struct BackendOptions {
   // cosmos.base.node.v1beta1.Service/Config's answers (this node's config, not state).
   std::string minimum_gas_price;
   std::int64_t pruning_keep_recent = 0;
+  // CometBFT's RPC, which cosmos.base.tendermint.v1beta1.Service reads ("" = none).
+  std::string cometbft_rpc;
 };
 
 class ApiBackend {
@@ -108,6 +113,7 @@ class ApiBackend {
   struct Workers;
   const QueryRouter& router_;
   const BackendOptions options_;
+  std::unique_ptr<CometService> comet_;
   std::unique_ptr<Workers> workers_;
 };
 

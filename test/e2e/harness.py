@@ -461,7 +461,8 @@ class Node:
         run([KAIROSD, "init", "--home", self.kairos_home])
         # Ports of this node's own: several nodes (and a developer's node) share the machine.
         self.configure_kairosd({"grpc.address": f'"127.0.0.1:{self.grpc_port}"',
-                                "api.address": f'"127.0.0.1:{self.api_port}"'})
+                                "api.address": f'"127.0.0.1:{self.api_port}"',
+                                "query.cometbft_rpc": f'"http://127.0.0.1:{self.rpc_port}"'})
 
     def configure_kairosd(self, values):
         """Sets keys ("section.name": raw value) in kairosd's config.toml; takes effect at the next

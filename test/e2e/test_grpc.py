@@ -9,6 +9,8 @@
   which prints the ABCI answer in protobuf's JSON): the two answers are the same message, or
   the same error text; the answer's header says the height it was read at;
 - cosmos.base.node.v1beta1.Service/Config answers this node's config;
+- cosmos.base.tendermint.v1beta1.Service answers what CometBFT's RPC says (node info, a block,
+  the validator set, by height and latest), and its ABCIQuery what abci_query answers;
 - bad input gets the gRPC code and a message that names the problem: a missing account
   (NOT_FOUND), a bad address, a height that is pruned or in the future, a bad height header
   (INVALID_ARGUMENT), a method the server does not list, a request over the size limit
@@ -28,6 +30,7 @@ SERVICES = [
     "cosmos.auth.v1beta1.Query",
     "cosmos.bank.v1beta1.Query",
     "cosmos.base.node.v1beta1.Service",
+    "cosmos.base.tendermint.v1beta1.Service",
     "cosmos.tx.v1beta1.Service",
     "kairos.auth.v1.Query",
     "kairos.locks.v1.Query",
@@ -119,6 +122,75 @@ def expect_error(node, method, request, code, text, height=None):
     check(g[0] == "error" and g[1] == code and text in g[2],
           f"{method} {request} (height {height}): expected code {code} with {text!r}, got {g}")
     log(f"{method}: code {code}: {g[2][:120]}")
+
+
+def pb_string(field, text):
+    """One protobuf string field (field numbers < 16, text < 128 bytes)."""
+    data = text.encode()
+    return bytes([field << 3 | 2, len(data)]) + data
+
+
+def b64(data):
+    return base64.b64encode(data).decode()
+
+
+def check_tendermint_service(node, h, alice):
+    svc = "cosmos.base.tendermint.v1beta1.Service/"
+    status = node.rpc("status")
+    g = call(node, svc + "GetNodeInfo", {}, None)
+    check(g[0] == "ok", f"GetNodeInfo: {g}")
+    info = g[1]["default_node_info"]
+    check(info["network"] == status["node_info"]["network"] and
+          info["default_node_id"] == status["node_info"]["id"] and
+          base64.b64decode(info["channels"]).hex() == status["node_info"]["channels"].lower(),
+          f"GetNodeInfo {info} against /status {status['node_info']}")
+    check(g[1]["application_version"]["app_name"] == "kairosd", f"GetNodeInfo: {g[1]}")
+    g = call(node, svc + "GetSyncing", {}, None)
+    check(g[0] == "ok" and g[1].get("syncing", False) is False, f"GetSyncing: {g}")
+    block = node.rpc("block", height=h)
+    g = call(node, svc + "GetBlockByHeight", {"height": str(h)}, None)
+    check(g[0] == "ok", f"GetBlockByHeight: {g}")
+    sdk, header = g[1]["sdk_block"], block["block"]["header"]
+    check(base64.b64decode(g[1]["block_id"]["hash"]).hex().upper() == block["block_id"]["hash"],
+          f"block id {g[1]['block_id']} against {block['block_id']}")
+    check(sdk["header"]["height"] == str(h) and
+          base64.b64decode(sdk["header"]["app_hash"]).hex().upper() == header["app_hash"] and
+          sdk["header"]["chain_id"] == header["chain_id"] and
+          sdk["header"]["proposer_address"].startswith("kairosvalcons1") and
+          len(sdk.get("data", {}).get("txs", [])) == len(block["block"]["data"].get("txs") or []),
+          f"GetBlockByHeight {h}: {sdk['header']} against {header}")
+    check(g[1]["block"]["header"]["app_hash"] == sdk["header"]["app_hash"],
+          "the deprecated block and sdk_block disagree")
+    sigs = block["block"]["last_commit"]["signatures"]
+    check(len(sdk["last_commit"]["signatures"]) == len(sigs) and
+          b64(base64.b64decode(sigs[0]["signature"])) == sdk["last_commit"]["signatures"][0]["signature"],
+          f"last commit: {sdk['last_commit']} against {sigs}")
+    g = call(node, svc + "GetLatestBlock", {}, None)
+    check(g[0] == "ok" and int(g[1]["sdk_block"]["header"]["height"]) >= h, f"GetLatestBlock: {g}")
+    vals = node.rpc("validators", height=h)["validators"]
+    for method, request in ((svc + "GetValidatorSetByHeight", {"height": str(h)}),
+                            (svc + "GetLatestValidatorSet", {})):
+        g = call(node, method, request, None)
+        check(g[0] == "ok" and len(g[1]["validators"]) == len(vals), f"{method}: {g}")
+        v = g[1]["validators"][0]
+        check(v["address"].startswith("kairosvalcons1") and
+              v["voting_power"] == vals[0]["voting_power"] and
+              v["pub_key"]["@type"] == "/cosmos.crypto.ed25519.PubKey" and
+              v["pub_key"]["key"] == vals[0]["pub_key"]["value"] and
+              g[1]["pagination"]["total"] == str(len(vals)),
+              f"{method}: {v} against {vals[0]}")
+    request = pb_string(1, alice) + pb_string(2, "stake")
+    g = call(node, svc + "ABCIQuery", {"path": "/cosmos.bank.v1beta1.Query/Balance",
+                                       "data": b64(request), "height": str(h)}, None)
+    a = node.abci_query("/cosmos.bank.v1beta1.Query/Balance", request, height=h)
+    check(g[0] == "ok" and g[1]["value"] == a["value"] and g[1]["height"] == str(h) and
+          g[1].get("code", 0) == 0, f"ABCIQuery {g} against abci_query {a}")
+    log(f"{svc}*: agree with CometBFT's /status, /block, /validators and abci_query at {h}")
+    expect_error(node, svc + "GetBlockByHeight", {"height": "1000000000"}, 3, "height")
+    expect_error(node, svc + "GetBlockByHeight", {"height": "0"}, 3,
+                 "height must be greater than 0")
+    expect_error(node, svc + "GetLatestValidatorSet", {"pagination": {"key": "AA=="}}, 3,
+                 "offset and limit only")
 
 
 def test_grpc():
@@ -213,6 +285,7 @@ def test_grpc():
         check(g[0] == "ok" and normalize(g[1]).get("minimumgasprice") == "0.001stake" and
               normalize(g[1]).get("pruningkeeprecent") == "50", f"Config: {g}")
         log(f"Config: {g[1]}")
+        check_tendermint_service(node, h, alice)
         # Balances answer the past: bob's balance before and after the transfer.
         later = node.wait_for_height(h + 2)
         node.send("bob", "alice", "7stake")
