@@ -206,7 +206,8 @@ create() {
   rm -rf "$tmp"
   mkdir -p "$tmp"
   trap 'rm -rf "$tmp"' EXIT  # a half-made network is never left behind
-  "$COMETBFT" testnet --v "$NODES" --o "$tmp" --populate-persistent-peers=false >/dev/null
+  "$COMETBFT" testnet --v "$NODES" --o "$tmp" --populate-persistent-peers=false \
+    --chain-id kairos-localnet >/dev/null
   for i in $(seq 0 $((NODES - 1))); do
     # Fixed P2P identities (scripts/localnet.py): the same node IDs on every machine, so the
     # peers and the generated docker/docker-compose.yml never change. Validator keys stay random.

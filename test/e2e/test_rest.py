@@ -3,7 +3,7 @@
 one node on CometBFT v0.38, at the Cosmos SDK's paths:
 
 - balances (all, and by denom with a query parameter), an account (an Any with "@type"), params,
-  supply, the node's config, a Simulate POST: each answer equals the ABCI query's
+  supply, the node's config and node info (what Keplr checks), a block, a Simulate POST: each answer equals the ABCI query's
   (`kairosd query method`), in the SDK's JSON (proto names, int64 as strings, defaults printed);
 - a past height through the x-cosmos-block-height header, echoed in the answer;
 - bad input gets grpc-gateway's error body ({"code", "message", "details"}) and HTTP status: an
@@ -104,6 +104,14 @@ def test_rest():
             check(st == 200 and without_empty(body) == without_empty(abci(node, method, request)),
                   f"{path}: {st} {body}")
             log(f"GET {path}: {json.dumps(body)[:100]}")
+        # What Keplr's chain validator reads of a REST endpoint: the node's chain id.
+        st, body, _ = rest(node, "/cosmos/base/tendermint/v1beta1/node_info")
+        check(st == 200 and body["default_node_info"]["network"] == node.chain_id(),
+              f"node_info: {st} {body}")
+        st, body, _ = rest(node, f"/cosmos/base/tendermint/v1beta1/blocks/{h}")
+        check(st == 200 and body["sdk_block"]["header"]["height"] == str(h) and
+              body["sdk_block"]["header"]["proposer_address"].startswith("kairosvalcons1"),
+              f"block {h}: {st} {json.dumps(body)[:300]}")
         st, body, _ = rest(node, "/cosmos/base/node/v1beta1/config")
         check(st == 200 and "minimum_gas_price" in body and body["pruning_keep_recent"] == "100",
               f"node config: {st} {body}")

@@ -139,7 +139,7 @@ TEST_CASE("api: every method of every served service has an implementation", "[a
       ++methods;
     }
   }
-  CHECK(methods >= 28);  // auth 4, bank 9, tx 1, node 1, kairos auth 1, locks 6, poa 4, mempool 2
+  CHECK(methods >= 35);  // auth 4, bank 9, tx 1, node 1, tendermint 7, kairos auth 1, locks 6, poa 4, mempool 2
 }
 
 TEST_CASE("api: cosmos.base.node.v1beta1.Service/Config answers the node's options", "[api]") {
