@@ -206,8 +206,7 @@ create() {
   rm -rf "$tmp"
   mkdir -p "$tmp"
   trap 'rm -rf "$tmp"' EXIT  # a half-made network is never left behind
-  "$COMETBFT" testnet --v "$NODES" --o "$tmp" --populate-persistent-peers=false \
-    --chain-id kairos-localnet >/dev/null
+  "$COMETBFT" testnet --v "$NODES" --o "$tmp" --populate-persistent-peers=false >/dev/null
   for i in $(seq 0 $((NODES - 1))); do
     # Fixed P2P identities (scripts/localnet.py): the same node IDs on every machine, so the
     # peers and the generated docker/docker-compose.yml never change. Validator keys stay random.
@@ -237,6 +236,11 @@ create() {
       --genesis "$tmp/node0/config/genesis.json" >/dev/null
     echo "localnet: proof of authority, user0 the authority"
   fi
+  # One chain id for every localnet (`cometbft testnet` v0.38 picks a random one), so a wallet's
+  # chain info fits any of them (docs/keplr-chain-info.localnet.json).
+  python3 -c 'import json, sys
+p = sys.argv[1]; g = json.load(open(p)); g["chain_id"] = "kairos-localnet"
+json.dump(g, open(p, "w"), indent=2)' "$tmp/node0/config/genesis.json"
   for i in $(seq 1 $((NODES - 1))); do
     cp "$tmp/node0/config/genesis.json" "$tmp/node$i/config/genesis.json"
   done
