@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -112,6 +113,18 @@ int HttpStatusFor(Code code) {
   return 500;
 }
 
+bool ParseHeightHeader(std::string_view text, std::int64_t* height, std::string* why) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v <= 0) {
+    *why = "expected a height, a decimal integer > 0, got \"" +
+           std::string(text.substr(0, 40)) + "\"";
+    return false;
+  }
+  *height = v;
+  return true;
+}
+
 struct ApiBackend::Workers {
   asio::io_context io{1};
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work{
@@ -200,15 +213,7 @@ CallResult ApiBackend::CallNow(std::string_view method, const std::string& reque
     res.set_pruning_interval("0");
     return {Code::kOk, {}, SerializeDeterministic(res), 0};
   }
-  if (method.rfind(kTendermintService, 0) == 0) {
-    const std::size_t slash = method.rfind('/');
-    for (const gp::ServiceDescriptor* s : Services()) {
-      if (s->full_name() == method.substr(1, kTendermintService.size() - 2) &&
-          s->FindMethodByName(std::string(method.substr(slash + 1))) != nullptr) {
-        return comet_->Call(method, request);
-      }
-    }
-  }
+  if (method.rfind(kTendermintService, 0) == 0) return comet_->Call(method, request);
   tendermint::abci::RequestQuery q;
   q.set_path(std::string(method));
   q.set_data(request);

@@ -67,6 +67,10 @@ int HttpStatusFor(Code code);
 // The gRPC and REST header that asks for (and answers with) a height, as in the Cosmos SDK.
 inline constexpr char kHeightHeader[] = "x-cosmos-block-height";
 
+// Parses a height header's value (both servers): a decimal int64 > 0. False (with `why`)
+// otherwise.
+bool ParseHeightHeader(std::string_view text, std::int64_t* height, std::string* why);
+
 struct CallResult {
   Code code = Code::kOk;
   std::string message;   // empty when ok

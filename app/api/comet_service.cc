@@ -190,24 +190,17 @@ CallResult CometService::Call(std::string_view method, const std::string& reques
   auto url = client::ParseNodeUrl(rpc_);
   if (!url.ok()) return {Code::kUnavailable, "[query] cometbft_rpc: " + url.status().message(), {}, 0};
   client::RpcClient rpc(*url, std::chrono::seconds(5));
-  const auto get = [&](std::string_view what,
-                       const std::vector<std::pair<std::string, std::string>>& args)
-      -> std::optional<json> {
-    auto r = rpc.Get(what, args);
-    if (!r.ok()) return std::nullopt;
-    return *r;
-  };
-  const auto unavailable = [&](std::string_view what) -> CallResult {
-    auto r = rpc.Get(what, {});
+  // CometBFT did not answer `what`: UNAVAILABLE with the reason it gave.
+  const auto unavailable = [&](std::string_view what, const Status& why) -> CallResult {
     return {Code::kUnavailable,
-            "CometBFT's RPC at " + rpc_ + " did not answer /" + std::string(what) +
-                (r.ok() ? std::string() : ": " + r.status().message()),
+            "CometBFT's RPC at " + rpc_ + " did not answer /" + std::string(what) + ": " +
+                why.message(),
             {}, 0};
   };
   try {
     if (name == "GetNodeInfo" || name == "GetSyncing") {
-      auto status = get("status", {});
-      if (!status) return unavailable("status");
+      auto status = rpc.Get("status", {});
+      if (!status.ok()) return unavailable("status", status.status());
       if (name == "GetSyncing") {
         tm::GetSyncingResponse out;
         const json& sync = (*status)["sync_info"];
@@ -253,7 +246,7 @@ CallResult CometService::Call(std::string_view method, const std::string& reques
             r.status().message().find("height") != std::string::npos) {
           return Bad(r.status().message());
         }
-        return unavailable("block");
+        return unavailable("block", r.status());
       }
       if (name == "GetLatestBlock") {
         tm::GetLatestBlockResponse out;
@@ -301,7 +294,7 @@ CallResult CometService::Call(std::string_view method, const std::string& reques
         if (!r.ok()) {
           if (p > 1 && r.status().message().find("page") != std::string::npos) break;
           if (r.status().message().find("height") != std::string::npos) return Bad(r.status().message());
-          return unavailable("validators");
+          return unavailable("validators", r.status());
         }
         total = Int(*r, "total");
         at = Int(*r, "block_height");

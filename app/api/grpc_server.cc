@@ -1,7 +1,6 @@
 // GrpcServer: see grpc_server.h.
 #include "app/api/grpc_server.h"
 
-#include <charconv>
 #include <deque>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
@@ -84,18 +83,6 @@ class DescriptorService final : public grpc::Service {
 };
 
 }  // namespace
-
-bool ParseHeightHeader(std::string_view text, std::int64_t* height, std::string* why) {
-  std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v <= 0) {
-    *why = "expected a height, a decimal integer > 0, got \"" +
-           std::string(text.substr(0, 40)) + "\"";
-    return false;
-  }
-  *height = v;
-  return true;
-}
 
 Result<std::unique_ptr<GrpcServer>> GrpcServer::Start(ApiBackend& backend,
                                                       const GrpcOptions& options) {

@@ -57,7 +57,4 @@ class GrpcServer {
   int port_ = 0;
 };
 
-// Parses a height header's value: a decimal int64 > 0. False (with `why`) otherwise.
-bool ParseHeightHeader(std::string_view text, std::int64_t* height, std::string* why);
-
 }  // namespace kairos::app::api

@@ -508,7 +508,8 @@ std::variant<RestGateway::Call, HttpResponse> RestGateway::Prepare(
   std::int64_t height = 0;
   if (request.height_header) {
     const std::string text(*request.height_header);
-    if (!ParseDecimal(text, &height) || height <= 0 || text[0] == '+') {
+    std::string why;
+    if (!ParseHeightHeader(text, &height, &why)) {
       return ErrorResponse(Code::kInvalidArgument,
                            std::string("bad ") + kHeightHeader + " header \"" + text +
                                "\": expected a decimal height greater than 0");
