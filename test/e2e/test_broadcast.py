@@ -18,7 +18,8 @@ On CometBFT v0.40 with its app mempool (direct ingestion): kairosd's CometBFT RP
 pointed at a closed port, so a broadcast can only succeed by going straight into kairosd's
 mempool. POST /cosmos/tx/v1beta1/txs answers the check (code 0, gas), and the tx lands in a
 block (CometBFT's own /tx finds it); ASYNC answers at once; a refused tx answers
-its code and the app's log; GetTx answers UNAVAILABLE (503) naming the RPC it could not reach."""
+its code and the app's log; GetTx answers UNAVAILABLE (503) naming the RPC it could not reach;
+and `kairosd bench load --api` sends a short run through the same door, every tx included."""
 
 import base64
 import json
@@ -145,7 +146,8 @@ def through_cometbft():
 
 def direct_ingestion():
     with harness.Node("broadcast-direct", accounts={"alice": harness.GENESIS_COINS,
-                                                    "bob": harness.GENESIS_COINS},
+                                                    "bob": harness.GENESIS_COINS,
+                                                    "carol": harness.GENESIS_COINS},
                       app_mempool=True) as node:
         dead = closed_port()
         node.configure_kairosd({"query.cometbft_rpc": f'"http://127.0.0.1:{dead}"'})
@@ -184,6 +186,19 @@ def direct_ingestion():
         check(st == 200 and body["tx_response"]["code"] == 0, f"direct ASYNC: {st} {body}")
         check_error(rest(node, f"/cosmos/tx/v1beta1/txs/{harness.tx_hash(tx)}"), 503, 14,
                     f"127.0.0.1:{dead}")
+
+        # The load generator through the same door (kairosd bench load --api): every tx is
+        # accepted by kairosd and included, none refused.
+        p = node.cli("bench", "load", "--rate", "40", "--duration", "3s", "--accounts", "4",
+                     "--fund-from", "carol", "--fund-amount", "1000000stake",
+                     "--node", node.node_url, "--api", f"http://127.0.0.1:{node.api_port}",
+                     "--drain", "30s", "--output", "json", timeout=180)
+        r = json.loads(p.out)
+        check(r["sent"] == r["planned"] == r["accepted"] == r["included"] > 0 and
+              not r["rejections"] and r["included_failed"] == 0,
+              f"bench load --api: {json.dumps(r)[:600]}")
+        log(f"bench load --api: {r['included']} of {r['planned']} txs sent through REST "
+            f"included, p50 {r['latency_ms']['p50']} ms")
 
         node.wait_for_height(node.height() + 2)
         node.check_app_hash()
