@@ -118,8 +118,8 @@ int HttpStatusFor(Code code) {
 bool ParseHeightHeader(std::string_view text, std::int64_t* height, std::string* why) {
   std::int64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v <= 0) {
-    *why = "expected a height, a decimal integer > 0, got \"" +
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 0) {
+    *why = "expected a height, a decimal integer >= 0 (0: the latest), got \"" +
            std::string(text.substr(0, 40)) + "\"";
     return false;
   }

@@ -69,8 +69,8 @@ int HttpStatusFor(Code code);
 // The gRPC and REST header that asks for (and answers with) a height, as in the Cosmos SDK.
 inline constexpr char kHeightHeader[] = "x-cosmos-block-height";
 
-// Parses a height header's value (both servers): a decimal int64 > 0. False (with `why`)
-// otherwise.
+// Parses a height header's value (both servers): a decimal int64 >= 0, 0 meaning the latest
+// height (as the Cosmos SDK's servers take it). False (with `why`) otherwise.
 bool ParseHeightHeader(std::string_view text, std::int64_t* height, std::string* why);
 
 struct CallResult {

@@ -512,7 +512,7 @@ std::variant<RestGateway::Call, HttpResponse> RestGateway::Prepare(
     if (!ParseHeightHeader(text, &height, &why)) {
       return ErrorResponse(Code::kInvalidArgument,
                            std::string("bad ") + kHeightHeader + " header \"" + text +
-                               "\": expected a decimal height greater than 0");
+                               "\": expected a decimal height, 0 or more (0: the latest)");
     }
   }
 

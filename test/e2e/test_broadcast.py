@@ -28,7 +28,7 @@ import socket
 
 import harness
 from harness import check, log
-from test_rest import rest, check_error
+from test_rest import rest, check_error, without_empty
 from test_grpc import grpcurl, normalize
 
 
@@ -95,8 +95,13 @@ def through_cometbft():
                                      "mode": "BROADCAST_MODE_ASYNC"})
         check(rc == 0 and normalize(json.loads(out))["txresponse"]["txhash"] ==
               harness.tx_hash(tx2), f"gRPC BroadcastTx: {rc} {out} {err}")
-        wait_get_tx(node, harness.tx_hash(tx2))
-        log("gRPC BroadcastTx (ASYNC): landed")
+        rest_answer = wait_get_tx(node, harness.tx_hash(tx2))
+        rc, out, err = grpcurl(node, "cosmos.tx.v1beta1.Service/GetTx",
+                               data={"hash": harness.tx_hash(tx2)})
+        check(rc == 0 and without_empty(normalize(json.loads(out))) ==
+              without_empty(normalize(rest_answer)),
+              f"gRPC GetTx differs from REST's: {rc} {out[:400]} {err} / {rest_answer}")
+        log("gRPC BroadcastTx (ASYNC): landed; gRPC GetTx answers what REST does")
 
         # GetTxsEvent: both of alice's sends, in both orders, a page of one, and the total.
         q = f"message.sender='{alice}'"
@@ -111,7 +116,11 @@ def through_cometbft():
         st, body, _ = rest(node, f"/cosmos/tx/v1beta1/txs?events={q}&page=2&limit=1")
         check(st == 200 and [t["txhash"] for t in body["tx_responses"]] == hashes[1:],
               f"GetTxsEvent by the deprecated events, page 2: {st} {body}")
-        log("GetTxsEvent: asc, desc, pages and the deprecated events field agree")
+        rc, out, err = grpcurl(node, "cosmos.tx.v1beta1.Service/GetTxsEvent",
+                               data={"query": q, "order_by": "ORDER_BY_DESC", "limit": "1"})
+        check(rc == 0 and [t["txhash"] for t in normalize(json.loads(out))["txresponses"]] == hashes[1:],
+              f"gRPC GetTxsEvent: {rc} {out[:400]} {err}")
+        log("GetTxsEvent: asc, desc, pages, gRPC and the deprecated events field agree")
 
         # A tx CheckTx refuses is an answer with its code; the same tx again, CometBFT's cache.
         stale = node.build_send("alice", "bob", "1stake", sequence=0)

@@ -316,7 +316,7 @@ def test_grpc():
                                                                  "denom": "stake"}, 3,
                      "invalid height", height=2)
         expect_error(node, "cosmos.auth.v1beta1.Query/Params", {}, 3,
-                     f'{HEIGHT_HEADER}: expected a height, a decimal integer > 0, got "yesterday"',
+                     f'{HEIGHT_HEADER}: expected a height, a decimal integer >= 0 (0: the latest), got "yesterday"',
                      height="yesterday")
         expect_error(node, "cosmos.auth.v1beta1.Query/Params", {}, 3, '"-4"', height="-4")
         # grpcurl refuses a method reflection does not list; the server, asked anyway (a

@@ -261,14 +261,17 @@ TEST_CASE("api: the gRPC server starts on a free port, and an address in use is 
   (*first)->Shutdown();
 }
 
-TEST_CASE("api: the height header takes a decimal height > 0 only", "[api]") {
-  std::int64_t h = 0;
+TEST_CASE("api: the height header takes a decimal height >= 0, 0 the latest as in the SDK",
+          "[api]") {
+  std::int64_t h = -1;
   std::string why;
   CHECK(app::api::ParseHeightHeader("42", &h, &why));
   CHECK(h == 42);
-  for (const char* bad : {"", "0", "-3", "12x", "x", "99999999999999999999", " 5"}) {
+  CHECK(app::api::ParseHeightHeader("0", &h, &why));
+  CHECK(h == 0);
+  for (const char* bad : {"", "-3", "12x", "x", "99999999999999999999", " 5"}) {
     CHECK_FALSE(app::api::ParseHeightHeader(bad, &h, &why));
-    CHECK_THAT(why, Contains("a decimal integer > 0"));
+    CHECK_THAT(why, Contains("a decimal integer >= 0 (0: the latest)"));
   }
 }
 
