@@ -7,7 +7,10 @@
 //
 //   grpc  ADDR = 127.0.0.1:9090; grpc::GenericStub with the serialized QueryBalanceRequest (the
 //         server registers its services by descriptor, so there is no generated stub to use).
-//         One channel per client (a local subchannel pool: one HTTP/2 connection each).
+//         One channel per client (a local subchannel pool: one HTTP/2 connection each). The
+//         client waits for GenericStub's callback; gRPC's blocking unary call (what a generated
+//         stub does) was tried and cost about the same client CPU per call but reached ~25%
+//         fewer queries/s with 16 clients (2026-11-27, docs/benchmarks.md).
 //   rest  ADDR = http://127.0.0.1:1317; GET /cosmos/bank/v1beta1/balances/{addr}/by_denom?denom=
 //         on a keep-alive HTTP/1.1 connection per client (Boost.Beast).
 //   abci  ADDR = http://127.0.0.1:26657; CometBFT's JSON-RPC abci_query (POST, path
