@@ -114,6 +114,7 @@ struct Server::Impl {
   std::unordered_map<ConnectionHandle*, std::shared_ptr<ConnectionHandle>> connections;
   std::uint64_t next_id = 1;
   bool stopping = false;
+  bool executor_open = false;  // RunOnExecutor may post (between Run's start and the stop)
 };
 
 template <class Acceptor>
@@ -293,6 +294,10 @@ void Server::Run() {
 
   auto app_work = asio::make_work_guard(s.app_executor);
   std::thread app_thread([&s] { s.app_executor.run(); });
+  {
+    std::lock_guard lock(s.mu);
+    s.executor_open = !s.stopping;
+  }
   auto query_work = asio::make_work_guard(s.query_executor);
   std::vector<std::thread> query_threads;
   for (std::size_t i = 0; i < s.options.query_threads; ++i) {
@@ -311,11 +316,23 @@ void Server::Run() {
   }
   s.io.run();  // returns once the acceptors, connections and timers are all done
   for (auto& t : io_threads) t.join();
-  app_work.reset();
+  {
+    std::lock_guard lock(s.mu);
+    s.executor_open = false;  // (BeginStop closed it already; a Stop before Run did not run it)
+  }
+  app_work.reset();  // the executor runs what was posted to it, then its thread ends
   query_work.reset();
   app_thread.join();
   for (auto& t : query_threads) t.join();
   Log()->info("ABCI server stopped");
+}
+
+bool Server::RunOnExecutor(std::function<void()> task) {
+  Impl& s = *impl_;
+  std::lock_guard lock(s.mu);
+  if (!s.executor_open || s.stopping) return false;
+  asio::post(s.app_executor, std::move(task));
+  return true;
 }
 
 void Server::Stop() {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -65,6 +66,12 @@ class Server {
   // Serves until Stop() (or a signal) and the drain complete. Blocks.
   // REQUIRES: Listen() succeeded.
   void Run();
+
+  // Runs `task` on the application executor, after the calls already queued there, as an
+  // Application call runs (kairosd's gRPC and REST BroadcastTx hand a tx to the app mempool
+  // this way). Thread-safe. Returns false, and drops `task`, when the executor does not run:
+  // before Run(), and from the moment the server begins to stop.
+  bool RunOnExecutor(std::function<void()> task);
 
   // Stops accepting, lets every connection answer what it has read, then closes them
   // (or cuts them after drain_timeout). Thread-safe and idempotent.

@@ -159,6 +159,7 @@ pb::ResponseCheckTx KairosApp::CheckTx(const pb::RequestCheckTx& req) {
 pb::ResponseInsertTx KairosApp::InsertTx(const pb::RequestInsertTx& req) {
   // CometBFT v0.40 with mempool.type = "app": txs from RPC and peers arrive here; the app
   // mempool is the only one, and ReapTxs hands CometBFT what to gossip.
+  app_mempool_seen_.store(true, std::memory_order_relaxed);
   pb::ResponseInsertTx res;
   if (store_->version() == 0 && genesis_.empty()) {
     res.set_code(kCodeRetryLater);  // no InitChain yet: retry later
@@ -172,7 +173,21 @@ pb::ResponseInsertTx KairosApp::InsertTx(const pb::RequestInsertTx& req) {
   return res;
 }
 
+pb::ResponseCheckTx KairosApp::IngestTx(const std::string& tx) {
+  if (store_->version() == 0 && genesis_.empty()) {
+    pb::ResponseCheckTx res;
+    res.set_code(kCodeRetryLater);
+    res.set_log("the chain has not started (no InitChain yet): retry later");
+    return res;
+  }
+  pb::RequestCheckTx req;
+  req.set_tx(tx);
+  req.set_type(pb::NEW);
+  return CheckTx(req);
+}
+
 pb::ResponseReapTxs KairosApp::ReapTxs(const pb::RequestReapTxs& req) {
+  app_mempool_seen_.store(true, std::memory_order_relaxed);
   pb::ResponseReapTxs res;
   const std::int64_t now =
       options_.monotonic_nanos

@@ -42,6 +42,7 @@
 #pragma once
 
 #include <chrono>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -123,6 +124,14 @@ class KairosApp final : public abci::Application {
   pb::ResponseApplySnapshotChunk ApplySnapshotChunk(
       const pb::RequestApplySnapshotChunk& req) override;
 
+  // A tx handed to the app mempool by kairosd itself (gRPC and REST BroadcastTx; app/api/
+  // tx_service.h): checked and pooled as InsertTx does, answered in full as CheckTx is.
+  // REQUIRES: on the application executor (abci::Server::RunOnExecutor).
+  pb::ResponseCheckTx IngestTx(const std::string& tx);
+  // True once CometBFT has called InsertTx or ReapTxs: it runs the app mempool (v0.40,
+  // mempool.type = "app"), so a tx put in the pool reaches peers through ReapTxs. Thread-safe.
+  bool app_mempool_active() const { return app_mempool_seen_.load(std::memory_order_relaxed); }
+
   std::int64_t last_height() const { return store_->version(); }
   const TxPool& tx_pool() const { return pool_; }
   // The queries of committed state, for the gRPC and REST servers (thread-safe: query_router.h).
@@ -133,6 +142,8 @@ class KairosApp final : public abci::Application {
 
  private:
   KairosApp(std::unique_ptr<store::MerkleStore> store, AppOptions options);
+
+  std::atomic<bool> app_mempool_seen_{false};
 
   Status LoadCommitted();
   // The block a CheckTx is judged against: the next height, the last block's time.

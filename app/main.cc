@@ -141,9 +141,30 @@ int RunStart(const std::string& home, const StartFlags& flags) {
                      exposer->port());
   }
 
+  abci::ServerOptions options;
+  options.address = config.abci_address;
+  options.max_frame_bytes = config.max_frame_bytes;
+  options.max_pending_requests = config.max_pending_requests;
+  options.io_threads = config.io_threads;
+  options.query_threads = config.query_threads;
+  options.observer = metrics.get();
+  abci::Server server(**application, options);
+
   // The gRPC server and the REST gateway, over committed state (app/api/README.md). A port
   // that cannot be bound stops the node before CometBFT can connect.
   app::api::BackendOptions backend_options;
+  // BroadcastTx straight into the app mempool when CometBFT runs it (app/api/tx_service.h):
+  // checked on the application executor, as CometBFT's InsertTx would be.
+  backend_options.ingest = [&server, app = application->get()](
+                               std::string tx,
+                               std::function<void(app::api::IngestResult)> done) {
+    if (!app->app_mempool_active()) return false;
+    return server.RunOnExecutor([app, tx = std::move(tx), done = std::move(done)] {
+      const tendermint::abci::ResponseCheckTx r = app->IngestTx(tx);
+      done(app::api::IngestResult{r.code(), r.codespace(), r.log(), r.info(), r.gas_wanted(),
+                                  r.gas_used()});
+    });
+  };
   backend_options.threads = config.api_threads;
   backend_options.max_pending = config.api_max_pending;
   backend_options.max_request_bytes = std::max(config.grpc_max_recv_msg_bytes,
@@ -202,14 +223,6 @@ int RunStart(const std::string& home, const StartFlags& flags) {
                      config.api_enabled_unsafe_cors ? ", CORS open to every origin" : "");
   }
 
-  abci::ServerOptions options;
-  options.address = config.abci_address;
-  options.max_frame_bytes = config.max_frame_bytes;
-  options.max_pending_requests = config.max_pending_requests;
-  options.io_threads = config.io_threads;
-  options.query_threads = config.query_threads;
-  options.observer = metrics.get();
-  abci::Server server(**application, options);
   std::string error;
   if (!server.Listen(&error)) {
     app::Log()->critical("{}", error);

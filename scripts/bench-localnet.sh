@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The localnet benchmark (not a test): the highest rate of bank transfers the 4-validator Kairos
+# The localnet benchmark (not a test): the highest rate of bank transfers the 4-validator (or
+# --nodes N) Kairos
 # localnet holds for a whole run with p99 inclusion latency under 5 s, and, in the same run, the
 # same search on the same topology with CometBFT's built-in kvstore app (txs of the same size).
 #
 #   scripts/bench-localnet.sh [--quick] [--duration S] [--start-rate N] [--max-rate N]
 #                             [--accounts K] [--unordered-share P] [--connections C]
-#                             [--apps "kairos kairos-app kvstore kvstore-socket"]
+#                             [--apps "kairos kairos-app kairos-direct kvstore kvstore-socket"]
+#                             [--nodes N] [--rate N]
 #
 #   --quick          20 s runs, 1 bisection step (about 5-10 minutes instead of 20-25)
 #   --duration S     seconds per run (default 60; --quick 20)
@@ -17,7 +19,14 @@
 #                    CometBFT v0.38.25; kairos-app Kairos beside CometBFT v0.40.0 in app-mempool
 #                    mode (mempool.type = "app", docs/app-mempool.md); kvstore is CometBFT's
 #                    built-in kvstore in CometBFT's process; kvstore-socket the same app as a
-#                    process of its own over the ABCI socket (abci-cli kvstore), as kairosd is
+#                    process of its own over the ABCI socket (abci-cli kvstore), as kairosd is;
+#                    kairos-direct the kairos-app network with the generator sending through
+#                    each kairosd's REST BroadcastTx (POST /cosmos/tx/v1beta1/txs), which puts
+#                    the tx straight into kairosd's mempool (direct ingestion, app/api/README.md)
+#   --nodes N        validators per network (default 4; 1 for a single node)
+#   --rate N         no search: one run per app at N tx/s (above what the node holds, for a
+#                    saturating load), reported whatever its verdict, with the CPU each process
+#                    spent per included tx
 #
 # A run passes when the generator sent every tx on schedule (send rate >= 95% of the target),
 # the nodes accepted >= 99% of them, every accepted tx was seen in a block, and p99 inclusion
@@ -39,6 +48,8 @@ ACCOUNTS=200
 CONNECTIONS=32
 UNORDERED=0
 APPS="kairos kvstore"
+NODES=4
+FIXED_RATE=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
@@ -49,6 +60,8 @@ while [ $# -gt 0 ]; do
     --connections) CONNECTIONS=$2; shift ;;
     --unordered-share) UNORDERED=$2; shift ;;
     --apps) APPS=$2; shift ;;
+    --nodes) NODES=$2; shift ;;
+    --rate) FIXED_RATE=$2; shift ;;
     -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "bench-localnet: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -59,8 +72,11 @@ if [ "$QUICK" = 1 ]; then
 else
   DURATION=${DURATION:-60}; BISECT=3
 fi
-[[ "$DURATION" =~ ^[0-9]+$ && "$START_RATE" =~ ^[0-9]+$ && "$MAX_RATE" =~ ^[0-9]+$ ]] ||
-  { echo "bench-localnet: --duration, --start-rate and --max-rate take whole numbers" >&2; exit 2; }
+[[ "$DURATION" =~ ^[0-9]+$ && "$START_RATE" =~ ^[0-9]+$ && "$MAX_RATE" =~ ^[0-9]+$ &&
+   "$FIXED_RATE" =~ ^[0-9]+$ && "$NODES" =~ ^[1-9]$ ]] ||
+  { echo "bench-localnet: --duration, --start-rate, --max-rate and --rate take whole numbers, --nodes 1 to 9" >&2; exit 2; }
+export KAIROS_LOCALNET_NODES=$NODES
+NODE_IDS=$(seq 0 $((NODES - 1)))
 
 KAIROSD=${KAIROSD:-$ROOT/build/release/app/kairosd}
 if [ ! -x "$KAIROSD" ]; then
@@ -104,7 +120,9 @@ print("" if v is None else v)' "$1" "$2"
 CURRENT_APP=""
 CURRENT_DIR=""
 net() {
-  KAIROS_LOCALNET_APP=$CURRENT_APP KAIROS_LOCALNET_DIR=$CURRENT_DIR bash "$ROOT/scripts/localnet.sh" "$@"
+  local app=$CURRENT_APP
+  [ "$app" = kairos-direct ] && app=kairos-app  # the same network; only the generator differs
+  KAIROS_LOCALNET_APP=$app KAIROS_LOCALNET_DIR=$CURRENT_DIR bash "$ROOT/scripts/localnet.sh" "$@"
 }
 cleanup() {
   if [ -n "$CURRENT_DIR" ] && [ -d "$CURRENT_DIR" ]; then
@@ -130,10 +148,10 @@ wait_height() {  # $1 rpc port, $2 height
   return 1
 }
 
-mempool_txs() {  # the txs in the 4 nodes' mempools, summed
+mempool_txs() {  # the txs in the nodes' mempools, summed
   local i n=0
-  for i in 0 1 2 3; do
-    if [ "$CURRENT_APP" = kairos-app ]; then
+  for i in $NODE_IDS; do
+    if [ "$CURRENT_APP" = kairos-app ] || [ "$CURRENT_APP" = kairos-direct ]; then
       # App-mempool mode: CometBFT keeps no mempool (/num_unconfirmed_txs is always 0); the
       # txs wait in kairosd's pool, which its metrics endpoint reports.
       n=$((n + $(curl -s "http://127.0.0.1:$((BASE + 10 * i + 4))/metrics" |
@@ -162,7 +180,7 @@ wait_mempools_empty() {
   log "$CURRENT_APP: $n txs still in the mempools after 60 s; restarting the localnet"
   net stop >&2
   net start >&2
-  for i in 0 1 2 3; do wait_height $((BASE + 10 * i + 1)) "$(($(height_of $((BASE + 1))) + 2))"; done
+  for i in $NODE_IDS; do wait_height $((BASE + 10 * i + 1)) "$(($(height_of $((BASE + 1))) + 2))"; done
   n=$(mempool_txs)
   [ "$n" = 0 ] || log "$CURRENT_APP: $n txs in the mempools after the restart"
 }
@@ -190,7 +208,10 @@ EOF
 run_at() {
   local rate=$1 args=() nodes=()
   local i
-  for i in 0 1 2 3; do nodes+=(--node "http://127.0.0.1:$((BASE + 10 * i + 1))"); done
+  for i in $NODE_IDS; do
+    nodes+=(--node "http://127.0.0.1:$((BASE + 10 * i + 1))")
+    [ "$CURRENT_APP" = kairos-direct ] && nodes+=(--api "http://127.0.0.1:$((BASE + 10 * i + 6))")
+  done
   if [[ "$CURRENT_APP" != kairos* ]]; then
     args=(--kvstore --tx-size "$TX_SIZE")
   else
@@ -216,7 +237,7 @@ import json, sys
 r = json.load(open(sys.argv[1])); r["app"] = sys.argv[2]; r["loadavg_before"] = sys.argv[3]
 before = dict(kv.split("=") for kv in sys.argv[4].split())
 after = dict(kv.split("=") for kv in sys.argv[5].split())
-# CPU seconds over the run, the 4 nodes summed; the generator's includes its signing.
+# CPU seconds over the run, the nodes summed; the generator's includes its signing.
 r["cpu_s"] = {k: round(float(after[k]) - float(before.get(k, 0)), 2) for k in after}
 gen = open(sys.argv[6]).read().split()[-2:]
 r["cpu_s"]["generator"] = round(float(gen[0]) + float(gen[1]), 2)
@@ -275,10 +296,15 @@ bench_app() {
   CURRENT_APP=$1
   CURRENT_DIR="$WORK/$1"
   BASE=$(free_base)
-  log "$1: 4-validator localnet in $CURRENT_DIR, ports $BASE.., load $(loadavg)"
+  log "$1: $NODES-validator localnet in $CURRENT_DIR, ports $BASE.., load $(loadavg)"
   KAIROS_LOCALNET_PORT=$BASE net start >&2
-  for i in 0 1 2 3; do wait_height $((BASE + 10 * i + 1)) 2; done
-  search
+  for i in $NODE_IDS; do wait_height $((BASE + 10 * i + 1)) 2; done
+  if [ "$FIXED_RATE" -gt 0 ]; then
+    checked "$(run_at "$FIXED_RATE")"
+    BEST_RATE=$FIXED_RATE; BEST_JSON=$(tail -n 1 "$OUT"); LAST_FAIL=0
+  else
+    search
+  fi
   net stop >&2
   [ "${KEEP:-0}" = 1 ] || net reset >/dev/null
   CURRENT_DIR=""
@@ -292,7 +318,7 @@ $ACCOUNTS accounts, unordered share $UNORDERED, kairosd $KAIROSD; runs -> $OUT"
 TX_SIZE=0
 declare -A BEST FAILED
 for app in $APPS; do
-  case "$app" in kairos|kairos-app|kvstore|kvstore-socket) ;; *) echo "bench-localnet: unknown app '$app'" >&2; exit 2 ;; esac
+  case "$app" in kairos|kairos-app|kairos-direct|kvstore|kvstore-socket) ;; *) echo "bench-localnet: unknown app '$app'" >&2; exit 2 ;; esac
   if [[ "$app" != kairos* ]]; then
     # kvstore txs as large as the signed transfers of the Kairos runs (else of this shape).
     TX_SIZE=$(python3 -c 'import json,sys
@@ -312,13 +338,19 @@ import json, sys
 args = sys.argv[1:]
 names = {"kairos": "Kairos (bank MsgSend), CometBFT v0.38.25",
          "kairos-app": "Kairos (bank MsgSend), CometBFT v0.40.0 app mempool",
+         "kairos-direct": "Kairos (bank MsgSend), v0.40.0 app mempool, direct ingestion (REST)",
          "kvstore": "CometBFT kvstore (in process)",
          "kvstore-socket": "CometBFT kvstore (ABCI socket)"}
 tps = {}
 print()
 print("started $START, $(( $(date +%s) - T0 )) s, ${DURATION} s per run, nproc $(nproc), "
       "loadavg $LOAD_START at the start, $LOAD_END at the end")
-print("| app | highest passing rate, tx/s | TPS | p50 ms | p99 ms | tx bytes | first failing rate |")
+fixed = $FIXED_RATE > 0
+if fixed:
+    print("| app | rate sent, tx/s | TPS | p50 ms | p99 ms | tx bytes | CPU ms per included tx: "
+          "app / CometBFT / generator (incl. signing) |")
+else:
+    print("| app | highest passing rate, tx/s | TPS | p50 ms | p99 ms | tx bytes | first failing rate |")
 print("|---|---|---|---|---|---|---|")
 for i in range(0, len(args), 3):
     app, text, fail = args[i], args[i + 1], args[i + 2]
@@ -327,9 +359,16 @@ for i in range(0, len(args), 3):
         continue
     r = json.loads(text)
     tps[app] = r["tps"]
+    if fixed:
+        inc = max(1, r["included"])
+        cpu = r["cpu_s"]
+        per = " / ".join(f'{1000 * cpu.get(k, 0) / inc:.3f}' for k in ("kairosd", "cometbft", "generator"))
+        print(f'| {names[app]} | {r["send_rate"]} | {r["tps"]} | {r["latency_ms"]["p50"]} | '
+              f'{r["latency_ms"]["p99"]} | {r["tx_bytes_avg"]} | {per} |')
+        continue
     print(f'| {names[app]} | {r["rate"]:.0f} | {r["tps"]} | {r["latency_ms"]["p50"]} | '
           f'{r["latency_ms"]["p99"]} | {r["tx_bytes_avg"]} | {fail if int(fail) else "-"} |')
-for kairos in ("kairos", "kairos-app"):
+for kairos in ("kairos", "kairos-app", "kairos-direct"):
     for base in ("kvstore", "kvstore-socket"):
         if kairos in tps and base in tps:
             print(f"{kairos} / {base} = {tps[kairos] / tps[base]:.2f}")

@@ -22,6 +22,8 @@
 #                          http://127.0.0.1:PORT+10i+4/metrics, docs/metrics.md), kairosd's
 #                          gRPC (PORT+10i+5) and REST API (PORT+10i+6).
 #                          Kept in <dir>/base_port once created.
+#   KAIROS_LOCALNET_NODES  how many genesis validators a new network gets (default 4; 1 for the
+#                          single-node benchmark, scripts/bench-localnet.sh --nodes 1)
 #   KAIROS_LOCALNET_APP    kairos (default), kairos-app, kvstore or kvstore-socket. kairos-app
 #                          is Kairos beside CometBFT v0.40.0 with mempool.type = "app"
 #                          (docs/app-mempool.md): kairosd's pool is the only mempool, peers'
@@ -78,7 +80,8 @@ fi
 is_kairos() { [ "$APP" = kairos ] || [ "$APP" = kairos-app ]; }
 ABCI_CLI=${ABCI_CLI:-$ROOT/.tools/bin/abci-cli}
 export KAIROS_KEYRING_PASSPHRASE=${KAIROS_KEYRING_PASSPHRASE:-kairos-localnet}
-NODES=4
+NODES=${KAIROS_LOCALNET_NODES:-4}  # genesis validators of a new network
+case "$NODES" in [1-9]) ;; *) echo "localnet: KAIROS_LOCALNET_NODES must be 1 to 9, not '$NODES'" >&2; exit 2 ;; esac
 ACCOUNTS=4
 COINS=1000000000000stake
 
@@ -108,7 +111,7 @@ alive() {
   [ -n "$state" ] && [ "$state" != Z ]
 }
 
-# The nodes the network has: the 4 genesis validators and those add-node made.
+# The nodes the network has: the genesis validators and those add-node made.
 node_count() {
   local n=0
   while [ -d "$DIR/node$n" ]; do n=$((n + 1)); done

@@ -11,12 +11,14 @@
 #include <boost/asio/post.hpp>
 #include <cerrno>
 #include <cstring>
+#include <future>
 #include <optional>
 #include <thread>
 #include <utility>
 
 #include "ante/errors.h"
 #include "app/api/comet_service.h"
+#include "app/api/tx_service.h"
 #include "app/logging.h"
 #include "app/proto_util.h"
 #include "app/query_router.h"
@@ -152,6 +154,7 @@ ApiBackend::ApiBackend(const QueryRouter& router, BackendOptions options)
     : router_(router),
       options_(std::move(options)),
       comet_(std::make_unique<CometService>(router, options_.cometbft_rpc)),
+      tx_(std::make_unique<TxService>(options_.cometbft_rpc, options_.ingest)),
       workers_(std::make_unique<Workers>()) {
   const std::size_t n = std::max<std::size_t>(1, options_.threads);
   for (std::size_t i = 0; i < n; ++i) {
@@ -184,6 +187,20 @@ void ApiBackend::Call(std::string method, std::string request, std::int64_t heig
   } while (!workers_->pending.compare_exchange_weak(now, now + 1, std::memory_order_relaxed));
   asio::post(workers_->io, [this, method = std::move(method), request = std::move(request),
                             height, done = std::move(done)]() mutable {
+    if (IsTxServiceMethod(method)) {
+      // A direct broadcast completes on the application executor: its answer comes back here,
+      // so that no caller's `done` (the REST gateway's JSON printing) runs on the executor.
+      // The guard keeps the workers running until it has.
+      auto guard = std::make_shared<asio::executor_work_guard<asio::io_context::executor_type>>(
+          workers_->io.get_executor());
+      tx_->Call(method, request, [this, guard, done = std::move(done)](CallResult r) mutable {
+        asio::post(workers_->io, [this, guard, done = std::move(done), r = std::move(r)]() mutable {
+          workers_->pending.fetch_sub(1, std::memory_order_relaxed);
+          done(std::move(r));
+        });
+      });
+      return;
+    }
     CallResult result = CallNow(method, request, height);
     workers_->pending.fetch_sub(1, std::memory_order_relaxed);
     done(std::move(result));
@@ -214,6 +231,12 @@ CallResult ApiBackend::CallNow(std::string_view method, const std::string& reque
     return {Code::kOk, {}, SerializeDeterministic(res), 0};
   }
   if (method.rfind(kTendermintService, 0) == 0) return comet_->Call(method, request);
+  if (IsTxServiceMethod(method)) {
+    auto answer = std::make_shared<std::promise<CallResult>>();
+    std::future<CallResult> result = answer->get_future();
+    tx_->Call(method, request, [answer](CallResult r) { answer->set_value(std::move(r)); });
+    return result.get();
+  }
   tendermint::abci::RequestQuery q;
   q.set_path(std::string(method));
   q.set_data(request);

@@ -8,8 +8,9 @@
 //     Simulate, the mempool's), through QueryRouter::Handle, exactly as an ABCI query with the
 //     same path, data and height is answered;
 //   - the methods it implements itself (cosmos.base.node.v1beta1.Service/Config: this node's
-//     settings), and cosmos.base.tendermint.v1beta1.Service through CometService (CometBFT's
-//     RPC; comet_service.h).
+//     settings), cosmos.base.tendermint.v1beta1.Service through CometService (CometBFT's RPC;
+//     comet_service.h), and the tx service's BroadcastTx, GetTx and GetTxsEvent through
+//     TxService (CometBFT's RPC and tx index, or kairosd's own mempool; tx_service.h).
 // So a method has one implementation, and its three doors (ABCI query, gRPC, REST) agree.
 //
 // Calls run on the backend's own worker threads (below the executor's priority, as the ABCI
@@ -38,6 +39,7 @@ class QueryRouter;
 namespace kairos::app::api {
 
 class CometService;
+class TxService;
 
 // gRPC's status codes (grpc::StatusCode, google.rpc.Code): the REST gateway writes the same
 // numbers in its error bodies and maps them to HTTP statuses as grpc-gateway does.
@@ -79,6 +81,22 @@ struct CallResult {
   std::int64_t height = 0;
 };
 
+// A tx's check in kairosd's mempool (CheckTx's answer, as InsertTx runs it).
+struct IngestResult {
+  std::uint32_t code = 0;
+  std::string codespace;
+  std::string log;
+  std::string info;
+  std::int64_t gas_wanted = 0;
+  std::int64_t gas_used = 0;
+};
+
+// Direct ingestion (tx_service.h): hands `tx` to kairosd's app mempool and returns true; `done`
+// is then called once, on any thread, with the check's result. Returns false, without calling
+// `done`, when it is not possible now (CometBFT does not run the app mempool, or the node is
+// stopping).
+using TxIngest = std::function<bool(std::string tx, std::function<void(IngestResult)> done)>;
+
 struct BackendOptions {
   std::size_t threads = 2;       // worker threads (config query.api_threads)
   std::size_t max_pending = 256;  // calls waiting or running at once (query.api_max_pending)
@@ -86,8 +104,10 @@ struct BackendOptions {
   // cosmos.base.node.v1beta1.Service/Config's answers (this node's config, not state).
   std::string minimum_gas_price;
   std::int64_t pruning_keep_recent = 0;
-  // CometBFT's RPC, which cosmos.base.tendermint.v1beta1.Service reads ("" = none).
+  // CometBFT's RPC, which cosmos.base.tendermint.v1beta1.Service and TxService use ("" = none).
   std::string cometbft_rpc;
+  // BroadcastTx straight into kairosd's mempool (tx_service.h); null: through CometBFT's RPC.
+  TxIngest ingest;
 };
 
 class ApiBackend {
@@ -118,6 +138,7 @@ class ApiBackend {
   const QueryRouter& router_;
   const BackendOptions options_;
   std::unique_ptr<CometService> comet_;
+  std::unique_ptr<TxService> tx_;
   std::unique_ptr<Workers> workers_;
 };
 

@@ -1,13 +1,12 @@
 // CometService: see comet_service.h.
 #include "app/api/comet_service.h"
 
-#include <absl/time/time.h>
-
 #include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "app/api/comet_json.h"
 #include "app/client/rpc_client.h"
 #include "app/hex.h"
 #include "app/proto_util.h"
@@ -23,53 +22,12 @@ namespace kairos::app::api {
 namespace tm = cosmos::base::tendermint::v1beta1;
 using nlohmann::json;
 
+using namespace comet_json;  // NOLINT: this file is made of these conversions
+
 namespace {
 
 constexpr char kValconsPrefix[] = "kairosvalcons";
 constexpr std::int64_t kMaxValidatorsPage = 100;  // CometBFT's own per_page cap
-
-// A conversion failed: CometBFT answered something this code does not understand.
-struct BadAnswer {
-  std::string what;
-};
-
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || j[key].is_null()) return "";
-  if (!j[key].is_string()) throw BadAnswer{std::string(key) + " is not a string"};
-  return j[key].get<std::string>();
-}
-
-std::int64_t Int(const json& j, const char* key) {
-  try {
-    return client::JsonInt(j, key);
-  } catch (const std::exception&) {
-    throw BadAnswer{std::string(key) + " is not an integer"};
-  }
-}
-
-std::string Hex(const json& j, const char* key) {
-  std::string out;
-  if (!HexDecode(Str(j, key), &out)) throw BadAnswer{std::string(key) + " is not hex"};
-  return out;
-}
-
-std::string B64(const std::string& text, const char* what) {
-  auto b = crypto::Base64Decode(text);
-  if (!b) throw BadAnswer{std::string(what) + " is not base64"};
-  return *b;
-}
-
-void SetTime(const std::string& text, google::protobuf::Timestamp* out) {
-  if (text.empty()) return;
-  absl::Time t;
-  std::string err;
-  if (!absl::ParseTime(absl::RFC3339_full, text, &t, &err)) {
-    throw BadAnswer{"time \"" + text + "\": " + err};
-  }
-  const std::int64_t nanos = absl::ToUnixNanos(t);
-  out->set_seconds(nanos >= 0 ? nanos / 1'000'000'000 : (nanos - 999'999'999) / 1'000'000'000);
-  out->set_nanos(static_cast<std::int32_t>(nanos - out->seconds() * 1'000'000'000));
-}
 
 void SetBlockId(const json& j, tendermint::types::BlockID* out) {
   out->set_hash(Hex(j, "hash"));
@@ -336,9 +294,9 @@ CallResult CometService::Call(std::string_view method, const std::string& reques
       return Ok(out);
     }
   } catch (const BadAnswer& e) {
-    return {Code::kInternal, "CometBFT's answer is not understood: " + e.what, {}, 0};
+    return NotUnderstood(e.what);
   } catch (const json::exception& e) {
-    return {Code::kInternal, std::string("CometBFT's answer is not understood: ") + e.what(), {}, 0};
+    return NotUnderstood(e.what());
   }
   return {Code::kUnimplemented, "unknown method " + std::string(method), {}, 0};
 }

@@ -75,6 +75,7 @@ struct BenchFlags {
   std::uint32_t accounts = 100;
   double unordered_share = 0;
   std::vector<std::string> nodes;
+  std::vector<std::string> api;  // kairosd REST addresses, one per node: send through them
   std::string seed = "kairos-bench";
   std::string fund_from;
   std::string fund_amount = "100000000stake";
@@ -269,11 +270,16 @@ struct TxState {
   std::atomic<bool> parked{false};
 };
 
-std::string HttpRequest(const NodeUrl& node, std::string_view tx, std::size_t id) {
+// A tx's HTTP request: CometBFT's JSON-RPC broadcast_tx_sync, or (`rest`) kairosd's REST
+// BroadcastTx, POST /cosmos/tx/v1beta1/txs (app/api/tx_service.h).
+std::string HttpRequest(const NodeUrl& node, std::string_view tx, std::size_t id, bool rest) {
   const std::string body =
-      R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
-      R"(,"method":"broadcast_tx_sync","params":{"tx":")" + Base64Encode(tx) + R"("}})";
-  return "POST " + node.base_path + "/ HTTP/1.1\r\nHost: " + node.host + ":" + node.port +
+      rest ? R"({"tx_bytes":")" + Base64Encode(tx) + R"(","mode":"BROADCAST_MODE_SYNC"})"
+           : R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+                 R"(,"method":"broadcast_tx_sync","params":{"tx":")" + Base64Encode(tx) +
+                 R"("}})";
+  const std::string target = node.base_path + (rest ? "/cosmos/tx/v1beta1/txs" : "/");
+  return "POST " + target + " HTTP/1.1\r\nHost: " + node.host + ":" + node.port +
          "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
          "\r\n\r\n" + body;
 }
@@ -310,6 +316,7 @@ struct Run {
   std::int64_t max_lag_ns = 0;                   // sender thread only
   std::int64_t last_sent_ns = 0;                 // sender thread only
   std::atomic<bool> sending_done{false};
+  bool rest = false;  // txs go to kairosd's REST BroadcastTx (--api), not CometBFT's RPC
 };
 
 std::int64_t SinceT0(const Run& run) {
@@ -321,37 +328,49 @@ void Reject(Run& run, const std::string& key, const std::string& detail) {
   if (r.count++ == 0) r.example = detail;
 }
 
-// Decodes broadcast_tx_sync's answer into the tx's code (or an RPC error).
-void RecordAnswer(Run& run, std::uint32_t i, const std::string& body) {
+// Decodes broadcast_tx_sync's answer (or, `rest`, BroadcastTx's) into the tx's code (or an RPC
+// error). The two carry the check in different places: CometBFT's "result" {code, codespace,
+// log}, the SDK's "tx_response" {code, codespace, raw_log}.
+void RecordAnswer(Run& run, std::uint32_t i, unsigned status, const std::string& body,
+                  bool rest) {
   const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
   TxState& st = run.state[i];
+  const std::string kind = rest ? "rest error: " : "rpc error: ";
   if (j.is_discarded() || !j.is_object()) {
     st.code = kRpcError;
-    Reject(run, "rpc error: not JSON", body.substr(0, 200));
+    Reject(run, kind + "not JSON", body.substr(0, 200));
     return;
   }
-  if (j.contains("error") && !j["error"].is_null()) {
+  if (rest && status != 200) {  // grpc-gateway's error body: {"code", "message", "details"}
+    const std::string what = "HTTP " + std::to_string(status) + ": " +
+                             j.value("message", std::string("error"));
+    st.code = kRpcError;
+    Reject(run, kind + what, what);
+    return;
+  }
+  if (!rest && j.contains("error") && !j["error"].is_null()) {
     const nlohmann::json& e = j["error"];
     std::string what = e.value("message", std::string("error"));
     if (e.contains("data") && e["data"].is_string()) what += ": " + e["data"].get<std::string>();
     st.code = kRpcError;
-    Reject(run, "rpc error: " + what, what);
+    Reject(run, kind + what, what);
     return;
   }
   try {
-    const nlohmann::json& r = j.at("result");
+    const nlohmann::json& r = j.at(rest ? "tx_response" : "result");
+    const std::string log = r.value(rest ? "raw_log" : "log", std::string());
     const auto code = static_cast<std::uint32_t>(JsonInt(r, "code"));
-    if (code == 0 && ParkedWaitingFor(r.value("log", std::string()))) st.parked = true;
+    if (code == 0 && ParkedWaitingFor(log)) st.parked = true;
     st.code = static_cast<std::int32_t>(code);
     if (code != 0) {
       const std::string codespace = r.value("codespace", std::string());
       Reject(run,
              "code " + std::to_string(code) + (codespace.empty() ? "" : " (" + codespace + ")"),
-             r.value("log", std::string()));
+             log);
     }
   } catch (const std::exception& e) {
     st.code = kRpcError;
-    Reject(run, "rpc error: unexpected reply", e.what());
+    Reject(run, kind + "unexpected reply", e.what());
   }
 }
 
@@ -403,7 +422,7 @@ asio::awaitable<void> SendLoop(Run& run, NodeRun& node) {
       connected = false;
       continue;
     }
-    RecordAnswer(run, i, res.body());
+    RecordAnswer(run, i, res.result_int(), res.body(), run.rest);
     if (!res.keep_alive()) {
       beast::error_code ignored;
       stream.socket().close(ignored);
@@ -625,6 +644,18 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
   }
   std::vector<NodeUrl> urls;
   for (const std::string& n : f.nodes) urls.push_back(Take(ParseNodeUrl(n), kExitUsage));
+  std::vector<NodeUrl> api_urls;
+  for (const std::string& a : f.api) {
+    Result<NodeUrl> u = ParseNodeUrl(a);
+    if (!u.ok()) Fail(kExitUsage, "--api " + a + ": " + u.status().message());
+    api_urls.push_back(*u);
+  }
+  if (!api_urls.empty() && api_urls.size() != urls.size()) {
+    Fail(kExitUsage, "--api: one kairosd REST address per --node (" +
+                         std::to_string(urls.size()) + "), got " +
+                         std::to_string(api_urls.size()));
+  }
+  if (!api_urls.empty() && f.kvstore) Fail(kExitUsage, "--api does not apply to --kvstore");
   const bool json_out = IsJson(f.output);
 
   // ---- the nodes: reachable, one chain
@@ -681,6 +712,7 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
   run.plan.resize(total);
   run.state = std::make_unique<TxState[]>(total);
   run.nodes.resize(urls.size());
+  run.rest = !api_urls.empty();
   std::mt19937_64 rng(std::random_device{}());
   const std::string run_id = app::HexEncode(crypto::Sha256(std::to_string(rng())).substr(0, 4));
   std::size_t tx_size = f.tx_size;
@@ -762,7 +794,7 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
     p.bytes = static_cast<std::uint32_t>(tx.size());
     tx_bytes += tx.size();
     p.hash = crypto::Sha256(tx);
-    p.request = HttpRequest(urls[p.node], tx, j);
+    p.request = HttpRequest(run.rest ? api_urls[p.node] : urls[p.node], tx, j, run.rest);
     if (!run.by_hash.emplace(p.hash, static_cast<std::uint32_t>(j)).second) {
       Fail(kExitFailure, "two planned txs have the same hash (tx " + std::to_string(j) + ")");
     }
@@ -778,13 +810,14 @@ void RunBenchLoad(const std::string& home, const BenchFlags& f) {
   // ---- resolve the nodes, find the height to follow from
   asio::io_context ioc(1);
   for (std::size_t n = 0; n < urls.size(); ++n) {
+    const NodeUrl& send_to = run.rest ? api_urls[n] : urls[n];
     asio::ip::tcp::resolver resolver(ioc);
     beast::error_code ec;
-    const auto results = resolver.resolve(urls[n].host, urls[n].port, ec);
+    const auto results = resolver.resolve(send_to.host, send_to.port, ec);
     if (ec || results.empty()) {
-      Fail(kExitFailure, "cannot resolve " + urls[n].text + ": " + ec.message());
+      Fail(kExitFailure, "cannot resolve " + send_to.text + ": " + ec.message());
     }
-    run.nodes[n].url = urls[n];
+    run.nodes[n].url = send_to;
     run.nodes[n].endpoint = results.begin()->endpoint();
   }
   std::int64_t start_height = 0;
@@ -971,6 +1004,10 @@ void AddBenchCommands(CLI::App& app, const std::string& home) {
       ->capture_default_str();
   load->add_option("--node", f->nodes, "CometBFT RPC addresses (repeat, or list after one flag)")
       ->required();
+  load->add_option("--api", f->api,
+                   "Send through kairosd's REST API (POST /cosmos/tx/v1beta1/txs) at these "
+                   "addresses, one per --node, instead of CometBFT's broadcast_tx_sync; blocks "
+                   "are still followed through --node");
   load->add_option("--seed", f->seed, "Derive the bench accounts from this text")
       ->capture_default_str();
   load->add_option("--fund-from", f->fund_from,

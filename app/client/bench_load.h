@@ -15,7 +15,8 @@
 //     are unordered (ADR-070: sequence 0, timeout_timestamp = signing time + due + --unordered-ttl,
 //     distinct per tx); the others use the account's next sequence. Account a's txs always go to
 //     node a % N (so one account's sequences reach one mempool in order). Each HTTP request
-//     (JSON-RPC broadcast_tx_sync) is encoded in advance too.
+//     (JSON-RPC broadcast_tx_sync, or with --api kairosd's REST POST /cosmos/tx/v1beta1/txs) is
+//     encoded in advance too.
 //  3. Sending: --connections keep-alive HTTP connections per node (C++20 coroutines on one
 //     thread) each take the node's next tx, wait for its due time and send it. A node that is
 //     down costs the txs due to it meanwhile (counted as RPC errors), nothing else.

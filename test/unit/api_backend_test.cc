@@ -6,6 +6,7 @@
 // running node in test/e2e/test_grpc.py.)
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -14,6 +15,11 @@
 #include "app/api/api_backend.h"
 #include "app/api/grpc_server.h"
 #include "app/api/proto_json.h"
+#include "app/hex.h"
+#include "canned_http_server.h"
+#include "cosmos/tx/v1beta1/service.pb.h"
+#include "crypto/base64.h"
+#include "crypto/hash.h"
 #include "cosmos/auth/v1beta1/auth.pb.h"
 #include "cosmos/auth/v1beta1/query.pb.h"
 #include "cosmos/bank/v1beta1/query.pb.h"
@@ -139,7 +145,7 @@ TEST_CASE("api: every method of every served service has an implementation", "[a
       ++methods;
     }
   }
-  CHECK(methods >= 35);  // auth 4, bank 9, tx 1, node 1, tendermint 7, kairos auth 1, locks 6, poa 4, mempool 2
+  CHECK(methods >= 38);  // auth 4, bank 9, tx 4, node 1, tendermint 7, kairos auth 1, locks 6, poa 4, mempool 2
 }
 
 TEST_CASE("api: cosmos.base.node.v1beta1.Service/Config answers the node's options", "[api]") {
@@ -264,6 +270,181 @@ TEST_CASE("api: the height header takes a decimal height > 0 only", "[api]") {
     CHECK_FALSE(app::api::ParseHeightHeader(bad, &h, &why));
     CHECK_THAT(why, Contains("a decimal integer > 0"));
   }
+}
+
+// ---- cosmos.tx.v1beta1.Service: BroadcastTx, GetTx, GetTxsEvent (app/api/tx_service.h)
+
+namespace txv = cosmos::tx::v1beta1;
+
+std::string BroadcastRequest(const std::string& tx, txv::BroadcastMode mode) {
+  txv::BroadcastTxRequest q;
+  q.set_tx_bytes(tx);
+  q.set_mode(mode);
+  return q.SerializeAsString();
+}
+
+cosmos::base::abci::v1beta1::TxResponse BroadcastAnswer(const CallResult& r) {
+  txv::BroadcastTxResponse out;
+  REQUIRE(r.code == Code::kOk);
+  REQUIRE(out.ParseFromString(r.response));
+  return out.tx_response();
+}
+
+TEST_CASE("api: with direct ingestion BroadcastTx puts the tx in the app mempool and answers "
+          "its check", "[api]") {
+  Fixture f;
+  std::vector<std::string> ingested;
+  BackendOptions options;
+  options.ingest = [&](std::string tx, std::function<void(app::api::IngestResult)> done) {
+    ingested.push_back(tx);
+    const abci_pb::ResponseCheckTx r = f.chain.app().IngestTx(tx);
+    done({r.code(), r.codespace(), r.log(), r.info(), r.gas_wanted(), r.gas_used()});
+    return true;
+  };
+  ApiBackend backend(f.chain.app().query_router(), options);
+  SendOptions next;
+  next.sequence = 1;
+  const std::string tx = f.chain.Send(kAlice, kNobody, "3stake", next);
+  const auto ok = BroadcastAnswer(
+      backend.CallNow("/cosmos.tx.v1beta1.Service/BroadcastTx",
+                      BroadcastRequest(tx, txv::BROADCAST_MODE_SYNC), 0));
+  CHECK(ok.code() == 0);
+  CHECK(ok.txhash() == app::HexEncode(crypto::Sha256(tx), /*upper=*/true));
+  CHECK(ok.gas_wanted() > 0);
+  CHECK(f.chain.app().tx_pool().stats().size == 1);
+  CHECK(ingested == std::vector<std::string>{tx});
+
+  // A stale sequence: the check's code and log, in a TxResponse (as the SDK answers).
+  const auto stale = BroadcastAnswer(backend.CallNow(
+      "/cosmos.tx.v1beta1.Service/BroadcastTx",
+      BroadcastRequest(f.chain.Send(kAlice, kNobody, "1stake"), txv::BROADCAST_MODE_SYNC), 0));
+  CHECK(stale.code() == ante::kWrongSequence);
+  CHECK(stale.codespace() == "sdk");
+  CHECK_THAT(stale.raw_log(), Contains("sequence"));
+
+  // ASYNC answers the hash; the check still runs.
+  next.sequence = 2;
+  const std::string tx2 = f.chain.Send(kAlice, kNobody, "4stake", next);
+  std::promise<CallResult> answered;
+  backend.Call("/cosmos.tx.v1beta1.Service/BroadcastTx",
+               BroadcastRequest(tx2, txv::BROADCAST_MODE_ASYNC), 0,
+               [&](CallResult r) { answered.set_value(std::move(r)); });
+  const auto async = BroadcastAnswer(answered.get_future().get());
+  CHECK(async.txhash() == app::HexEncode(crypto::Sha256(tx2), /*upper=*/true));
+  CHECK(async.code() == 0);
+  CHECK(f.chain.app().tx_pool().stats().size == 2);
+}
+
+TEST_CASE("api: the app mempool counts as active once CometBFT has called ReapTxs or InsertTx",
+          "[api]") {
+  Fixture f;
+  CHECK_FALSE(f.chain.app().app_mempool_active());
+  f.chain.app().ReapTxs({});
+  CHECK(f.chain.app().app_mempool_active());
+}
+
+TEST_CASE("api: tx service input errors, before anything is sent", "[api]") {
+  Fixture f;
+  std::size_t ingests = 0;
+  BackendOptions options;
+  options.ingest = [&](std::string, std::function<void(app::api::IngestResult)>) {
+    ++ingests;
+    return false;  // not possible now: the call goes to CometBFT's RPC (none here)
+  };
+  ApiBackend backend(f.chain.app().query_router(), options);
+  const auto call = [&](const char* method, const std::string& request) {
+    return backend.CallNow(std::string("/cosmos.tx.v1beta1.Service/") + method, request, 0);
+  };
+  const std::string tx = f.chain.Send(kAlice, kNobody, "1stake");
+  CallResult r = call("BroadcastTx", BroadcastRequest("", txv::BROADCAST_MODE_SYNC));
+  CHECK(r.code == Code::kInvalidArgument);
+  CHECK_THAT(r.message, Contains("invalid empty tx"));
+  for (auto mode : {txv::BROADCAST_MODE_BLOCK, txv::BROADCAST_MODE_UNSPECIFIED}) {
+    r = call("BroadcastTx", BroadcastRequest(tx, mode));
+    CHECK(r.code == Code::kInvalidArgument);
+    CHECK_THAT(r.message, Contains("unsupported broadcast mode " + txv::BroadcastMode_Name(mode)));
+  }
+  CHECK(ingests == 0);
+  r = call("BroadcastTx", BroadcastRequest(tx, txv::BROADCAST_MODE_SYNC));
+  CHECK(ingests == 1);
+  CHECK(r.code == Code::kUnavailable);
+  CHECK_THAT(r.message, Contains("cometbft_rpc"));
+  txv::GetTxRequest get;
+  get.set_hash("12ab");
+  r = call("GetTx", get.SerializeAsString());
+  CHECK(r.code == Code::kInvalidArgument);
+  CHECK_THAT(r.message, Contains("not a SHA-256 hash"));
+  r = call("GetTx", "");
+  CHECK(r.code == Code::kInvalidArgument);
+  CHECK_THAT(r.message, Contains("tx hash cannot be empty"));
+  r = call("GetTxsEvent", "");
+  CHECK(r.code == Code::kInvalidArgument);
+  CHECK_THAT(r.message, Contains("query cannot be empty"));
+  txv::GetTxsEventRequest search;
+  search.set_query(std::string(5000, 'a'));
+  r = call("GetTxsEvent", search.SerializeAsString());
+  CHECK(r.code == Code::kInvalidArgument);
+  CHECK_THAT(r.message, Contains("over the limit"));
+}
+
+TEST_CASE("api: BroadcastTx through CometBFT's RPC, and GetTx from its tx index, as the SDK "
+          "answers them", "[api]") {
+  Fixture f;
+  const std::string tx = f.chain.Send(kAlice, kNobody, "1stake");
+  const std::string hash = app::HexEncode(crypto::Sha256(tx), /*upper=*/true);
+  const std::string b64 = crypto::Base64Encode(tx);
+  CannedServer comet({
+      // broadcast_tx_sync: accepted
+      R"({"jsonrpc":"2.0","id":1,"result":{"code":0,"data":"","log":"","codespace":"","hash":")" +
+          hash + R"("}})",
+      // broadcast_tx_sync: CometBFT's cache refuses it before the app sees it
+      R"({"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error","data":"tx already exists in cache"}})",
+      // /tx, then /header of its height
+      R"({"jsonrpc":"2.0","id":-1,"result":{"hash":")" + hash +
+          R"(","height":"7","index":0,"tx_result":{"code":0,"data":"EgA=","log":"","info":"","gas_wanted":"200000","gas_used":"51234","events":[{"type":"transfer","attributes":[{"key":"amount","value":"1stake","index":true}]}],"codespace":""},"tx":")" +
+          b64 + R"("}})",
+      R"({"jsonrpc":"2.0","id":-1,"result":{"header":{"height":"7","time":"2026-11-27T13:45:00.123456789Z"}}})",
+  });
+  BackendOptions options;
+  options.cometbft_rpc = comet.url();
+  ApiBackend backend(f.chain.app().query_router(), options);
+  auto r = BroadcastAnswer(backend.CallNow("/cosmos.tx.v1beta1.Service/BroadcastTx",
+                                           BroadcastRequest(tx, txv::BROADCAST_MODE_SYNC), 0));
+  CHECK(r.code() == 0);
+  CHECK(r.txhash() == hash);
+  r = BroadcastAnswer(backend.CallNow("/cosmos.tx.v1beta1.Service/BroadcastTx",
+                                      BroadcastRequest(tx, txv::BROADCAST_MODE_SYNC), 0));
+  CHECK(r.code() == ante::kTxInMempoolCache);  // the SDK's CheckCometError
+  CHECK(r.codespace() == "sdk");
+  CHECK_THAT(r.raw_log(), Contains("tx already exists in cache"));
+  txv::GetTxRequest get;
+  get.set_hash(app::HexEncode(crypto::Sha256(tx)));  // lower case is fine
+  const CallResult got = backend.CallNow("/cosmos.tx.v1beta1.Service/GetTx",
+                                         get.SerializeAsString(), 0);
+  REQUIRE(got.code == Code::kOk);
+  txv::GetTxResponse out;
+  REQUIRE(out.ParseFromString(got.response));
+  const auto& t = out.tx_response();
+  CHECK(t.height() == 7);
+  CHECK(t.txhash() == hash);
+  CHECK(t.data() == "1200");  // upper-case hex of the data bytes, as the SDK prints them
+  CHECK(t.gas_wanted() == 200000);
+  CHECK(t.gas_used() == 51234);
+  CHECK(t.timestamp() == "2026-11-27T13:45:00Z");
+  REQUIRE(t.events_size() == 1);
+  CHECK(t.events(0).type() == "transfer");
+  CHECK(t.events(0).attributes(0).value() == "1stake");
+  CHECK(t.events(0).attributes(0).index());
+  CHECK(t.tx().type_url() == "/cosmos.tx.v1beta1.Tx");
+  CHECK(t.tx().value() == tx);
+  REQUIRE(out.tx().body().messages_size() == 1);
+  CHECK(out.tx().body().messages(0).type_url() == "/cosmos.bank.v1beta1.MsgSend");
+  const auto& requests = comet.requests();
+  REQUIRE(requests.size() == 4);
+  CHECK_THAT(requests[0], Contains("broadcast_tx_sync"));
+  CHECK_THAT(requests[0], Contains(b64));
+  CHECK_THAT(requests[2], Contains("/tx?hash=0x" + hash));
+  CHECK_THAT(requests[3], Contains("/header?height=7"));
 }
 
 }  // namespace

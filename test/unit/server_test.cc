@@ -125,11 +125,12 @@ class TestApp final : public kairos::abci::Application {
     return calls_;
   }
 
- private:
   void Log(std::string call) {
     std::lock_guard lock(mu_);
     calls_.push_back(std::move(call));
   }
+
+ private:
 
   std::mutex mu_;
   std::condition_variable cv_;
@@ -373,6 +374,7 @@ class TestServer {
   const std::string& address() const { return address_; }
   TestApp& app() { return app_; }
   void Stop() { server_.Stop(); }
+  bool RunOnExecutor(std::function<void()> task) { return server_.RunOnExecutor(std::move(task)); }
   // True once Run() has returned.
   bool WaitUntilStopped() { return stopped_future_.wait_for(kGuard) == std::future_status::ready; }
 
@@ -783,4 +785,33 @@ TEST_CASE("with two query threads, one connection's queries still run in its ord
   CHECK(calls[0] == "query done:other");
   CHECK(calls[1] == "query done:qgate");
   CHECK(calls[2] == "query done:second");
+}
+
+TEST_CASE("RunOnExecutor runs a task on the executor after the calls queued before it; refused "
+          "before Run and once stopping", "[server]") {
+  {
+    TestApp app;
+    Server idle(app, TestOptions());
+    std::string error;
+    REQUIRE(idle.Listen(&error));
+    CHECK_FALSE(idle.RunOnExecutor([] {}));  // before Run
+  }
+  TestServer server;
+  Client client(server.address());
+  REQUIRE(client.Send(Stream({CheckTx("gate")})));
+  REQUIRE(server.app().WaitUntilGateEntered());  // the executor is inside CheckTx("gate")
+  std::promise<std::vector<std::string>> seen;
+  // Run() opens the executor before it accepts a connection, so it is open by now.
+  REQUIRE(server.RunOnExecutor([&] {
+    server.app().Log("task");
+    seen.set_value(server.app().calls());
+  }));
+  server.app().Release();
+  const std::vector<std::string> calls = seen.get_future().get();
+  REQUIRE(calls.size() >= 2);
+  CHECK(calls[calls.size() - 2] == "check:gate");  // the task ran after the queued call
+  CHECK(calls.back() == "task");
+  server.Stop();
+  REQUIRE(server.WaitUntilStopped());
+  CHECK_FALSE(server.RunOnExecutor([] { FAIL("ran after the stop"); }));
 }
