@@ -16,7 +16,8 @@ localnet's (docs/keplr-chain-info.localnet.json):
   statuses with grpc-gateway's error body.
 - A front-end's send: the account through the LCD, a MsgSend signed offline by CosmJS, a Simulate
   POST, then a broadcast POST (BROADCAST_MODE_SYNC) that lands: GetTx through the LCD returns it
-  with code 0, its height (the one CometBFT's /tx gives), the message, and the recipient's balance
+  with code 0, its height (the one CometBFT's /tx gives), the message; GetTxsEvent finds it (and
+  only it) by transfer.recipient, as a wallet's history does; the recipient's balance
   rose by the amount (and the sender's fell by amount and fee), by the LCD and by kairosd's CLI;
   malformed broadcasts (tx_bytes not base64, an unknown mode) get HTTP 400.
 - The node goes on making blocks, with the same app hash as its headers.
@@ -189,6 +190,12 @@ def check_send(node, command, alice, bob):
     check(msg == {"@type": "/cosmos.bank.v1beta1.MsgSend", "from_address": alice,
                   "to_address": bob, "amount": [{"denom": "stake", "amount": str(AMOUNT)}]},
           f"GetTx's message: {msg}")
+    history = answer(out, "txsEvent")
+    check(history["total"] == "1" and
+          [r["txhash"] for r in history["tx_responses"]] == [tx_hash] and
+          history["tx_responses"][0]["height"] == landed["height"] and
+          history["txs"][0]["body"]["messages"] == [msg],
+          f"GetTxsEvent transfer.recipient='{bob}': {history}")
     log(f"broadcast {tx_hash}: in block {landed['height']} with code 0 (GetTx polled "
         f"{out['getTxPolls']} times)")
 

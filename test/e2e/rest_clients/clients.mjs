@@ -16,7 +16,7 @@
 //   config: {"rest": "http://...", "address": "kairos1...", "missing": "kairos1...", "denom"}
 // tx: a front-end's send: the account through the LCD, a MsgSend signed offline by CosmJS, a
 //   Simulate POST, the gas from it, a broadcast POST (BROADCAST_MODE_SYNC), GetTx until it lands,
-//   the recipient's balance before and after; and a malformed broadcast.
+//   GetTxsEvent of the recipient, the balances before and after; and malformed broadcasts.
 //   config: {"rest", "chainId", "mnemonic", "to", "amount", "denom", "fee"}
 //
 // Prints one JSON object on its last stdout line (bigints as strings). An HTTP error a client
@@ -143,6 +143,9 @@ async function tx(config) {
     if (out.getTx.status !== 404 || out.getTxPolls >= 150) break;
     await sleep(200);
   }
+  // The recipient's history, as a wallet asks for it (SDK 0.50's query; order_by 2 = DESC).
+  out.txsEvent = await outcome(txq.getTxsEvent({ query: `transfer.recipient='${config.to}'`,
+                                                 orderBy: 2, page: 1n, limit: 10n }));
   out.toAfter = (await bank.balance({ address: config.to, denom: config.denom })).balance;
   out.fromAfter = (await bank.balance({ address, denom: config.denom })).balance;
 
