@@ -5,7 +5,8 @@
 #     cometbft and abci-cli v0.38.25 in .tools/bin, and cometbft v0.40.0 (the app-mempool mode,
 #     `mempool.type = "app"`) in .tools/cometbft-v0.40.0
 #   - grpcurl (pinned), the gRPC client of the e2e test test_grpc.py
-#   - the pinned CosmJS packages of test/e2e/cosmjs (npm ci), for the e2e test test_cosmjs.py
+#   - the pinned npm packages of test/e2e/cosmjs and test/e2e/rest_clients (npm ci), for the e2e
+#     tests test_cosmjs.py and test_rest_clients.py
 # Idempotent: a second run prints "nothing to do". Prints each thing it installs.
 #
 # Usage: scripts/setup.sh [--packages-only]
@@ -124,21 +125,26 @@ if ((${#py_missing[@]})); then
   did_something=1
 fi
 
-# --- CosmJS for the e2e test test_cosmjs.py ------------------------------------------------
-# The exact versions are in test/e2e/cosmjs/package.json and package-lock.json; `npm ci` installs
-# them into test/e2e/cosmjs/node_modules (ignored by git) when it is missing or the lock changed.
-COSMJS="$ROOT/test/e2e/cosmjs"
+# --- npm clients of the e2e tests ------------------------------------------------------------
+# test/e2e/cosmjs: CosmJS, for test_cosmjs.py; test/e2e/rest_clients: Keplr's chain validator and
+# the Telescope LCD client (interchain, @cosmology/lcd), for test_rest_clients.py. The exact
+# versions are in each folder's package.json and package-lock.json; `npm ci` installs them into
+# its node_modules (ignored by git) when it is missing or the lock changed.
 if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
-  say "warning: node (>= 20) and npm are not installed: the e2e test test_cosmjs.py will fail" >&2
+  say "warning: node (>= 20) and npm are not installed: the e2e tests test_cosmjs.py and" \
+    "test_rest_clients.py will fail" >&2
 else
-  lock_digest=$(sha256sum "$COSMJS/package-lock.json" | cut -c1-16)
-  lock_stamp="$COSMJS/node_modules/.kairos-lock.sha"
-  if [ ! -d "$COSMJS/node_modules" ] || [ "$(cat "$lock_stamp" 2>/dev/null)" != "$lock_digest" ]; then
-    say "installing the CosmJS packages of ${COSMJS#"$ROOT"/} (npm ci)"
-    npm ci --prefix "$COSMJS" --no-audit --no-fund --loglevel=error
-    echo "$lock_digest" >"$lock_stamp"
-    did_something=1
-  fi
+  for npm_dir in "$ROOT/test/e2e/cosmjs" "$ROOT/test/e2e/rest_clients"; do
+    lock_digest=$(sha256sum "$npm_dir/package-lock.json" | cut -c1-16)
+    lock_stamp="$npm_dir/node_modules/.kairos-lock.sha"
+    if [ ! -d "$npm_dir/node_modules" ] ||
+      [ "$(cat "$lock_stamp" 2>/dev/null)" != "$lock_digest" ]; then
+      say "installing the npm packages of ${npm_dir#"$ROOT"/} (npm ci)"
+      npm ci --prefix "$npm_dir" --no-audit --no-fund --loglevel=error
+      echo "$lock_digest" >"$lock_stamp"
+      did_something=1
+    fi
+  done
 fi
 
 if [ "$did_something" -eq 0 ]; then

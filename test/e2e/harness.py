@@ -306,6 +306,24 @@ def run_split(argv, timeout=60, expect_rc=0, env=None, input=None):
     return done
 
 
+def run_json_script(argv, what, timeout=180):
+    """Runs a client script (the Node.js ones of test/e2e/cosmjs and test/e2e/rest_clients) that
+    prints one JSON object on its last stdout line, {"error": ...} when it failed; returns the
+    object. Raises when it exited non-zero, printed no JSON or reported an error."""
+    p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=timeout, text=True, errors="replace")
+    lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
+    try:
+        out = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        raise E2EError(f"{what} exited {p.returncode} without JSON:\n"
+                       f"stdout: {p.stdout}\nstderr: {p.stderr}") from None
+    check(p.returncode == 0 and isinstance(out, dict) and "error" not in out,
+          f"{what} exited {p.returncode}: {out.get('error', out) if isinstance(out, dict) else out}"
+          f"\nstderr: {p.stderr}")
+    return out
+
+
 def set_toml_keys(path, values):
     """Sets keys ("section.name": raw value, as scripts/cometbft_config.py takes them) in a
     config.toml (CometBFT's or kairosd's). A key missing from the file fails loudly instead of

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 
 import cosmos_tx
 import harness
@@ -36,17 +35,7 @@ def run_cosmjs(config):
     check(os.path.isdir(os.path.join(COSMJS_DIR, "node_modules", "@cosmjs", "stargate")),
           f"{COSMJS_DIR}/node_modules lacks @cosmjs/stargate: run scripts/setup.sh "
           f"(npm ci --prefix test/e2e/cosmjs)")
-    p = subprocess.run([node, SEND, json.dumps(config)], stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=180, text=True)
-    lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
-    try:
-        out = json.loads(lines[-1])
-    except (IndexError, ValueError):
-        raise harness.E2EError(f"send.mjs exited {p.returncode} without JSON:\n"
-                               f"stdout: {p.stdout}\nstderr: {p.stderr}") from None
-    check(p.returncode == 0 and "error" not in out,
-          f"send.mjs exited {p.returncode}: {out.get('error', out)}\nstderr: {p.stderr}")
-    return out
+    return harness.run_json_script([node, SEND, json.dumps(config)], "send.mjs")
 
 
 def check_agrees(node, snap, address, what):
