@@ -137,6 +137,20 @@ void KairosApp::ListBlockSignatures(
   }
 }
 
+void KairosApp::MarkIndexedEvents(pb::ResponseFinalizeBlock* res) const {
+  if (options_.index_events.empty()) return;  // every attribute (Context::Emit marks them all)
+  const auto mark = [this](pb::Event& e) {
+    for (pb::EventAttribute& a : *e.mutable_attributes()) {
+      a.set_index(std::binary_search(options_.index_events.begin(), options_.index_events.end(),
+                                     e.type() + "." + a.key()));
+    }
+  };
+  for (pb::Event& e : *res->mutable_events()) mark(e);
+  for (pb::ExecTxResult& r : *res->mutable_tx_results()) {
+    for (pb::Event& e : *r.mutable_events()) mark(e);
+  }
+}
+
 pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBlock& req) {
   block_started_ = std::chrono::steady_clock::now();
   const std::int64_t last = store_->version();
@@ -220,6 +234,7 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
   }
   for (auto& e : hooks.events) *res.add_events() = std::move(e);
   for (auto& v : hooks.validator_updates) *res.add_validator_updates() = std::move(v);
+  MarkIndexedEvents(&res);
   const store::ChangeSet changes = block.changes();
   auto root = store_->Stage(height, changes, EncodeInt64(block_time));
   if (!root.ok()) {

@@ -44,6 +44,29 @@ std::function<bool(const toml::node&, Config*)> ReadInteger(T Config::*field, st
   };
 }
 
+// An array of "type.key" strings (event attributes), each of 3 to 256 characters with a '.'
+// neither first nor last.
+std::function<bool(const toml::node&, Config*)> ReadEventKeys(
+    std::vector<std::string> Config::*field) {
+  return [field](const toml::node& n, Config* c) {
+    const toml::array* a = n.as_array();
+    if (a == nullptr || a->size() > 1000) return false;
+    std::vector<std::string> out;
+    for (const toml::node& e : *a) {
+      if (!e.is_string()) return false;
+      std::string s = *e.value<std::string>();
+      const auto dot = s.find('.');
+      if (s.size() < 3 || s.size() > 256 || dot == std::string::npos || dot == 0 ||
+          dot + 1 == s.size()) {
+        return false;
+      }
+      out.push_back(std::move(s));
+    }
+    c->*field = std::move(out);
+    return true;
+  };
+}
+
 std::function<bool(const toml::node&, Config*)> ReadBool(bool Config::*field) {
   return [field](const toml::node& n, Config* c) {
     if (!n.is_boolean()) return false;
@@ -137,6 +160,9 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
                                ReadString(&Config::min_gas_prices)}},
            {"signature_threads", {"an integer from 1 to 64",
                                   ReadInteger(&Config::signature_threads, 1, 64)}},
+           {"index_events", {"an array of \"type.key\" strings such as [\"transfer.recipient\"] "
+                             "([] for every attribute)",
+                             ReadEventKeys(&Config::index_events)}},
        }},
       {"mempool",
        {
@@ -522,6 +548,12 @@ std::string DefaultConfigToml() {
         "signature_threads = "
      << d.signature_threads
      << "\n"
+        "# The event attributes (\"type.key\") FinalizeBlock marks for CometBFT's tx indexer, as\n"
+        "# the Cosmos SDK's index-events: [] marks every one. Indexing every attribute of every\n"
+        "# tx is most of CometBFT's CPU per tx under load; a node that serves searches by a few\n"
+        "# keys (e.g. [\"message.sender\", \"transfer.recipient\"]) can list only those. tx.hash\n"
+        "# and tx.height are always indexed. Local to this node: events are not in consensus.\n"
+        "index_events = []\n"
         "\n"
         "[mempool]\n"
         "# The app-side priority mempool that CheckTx (CometBFT v0.38) or InsertTx (v0.40,\n"

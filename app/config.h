@@ -45,6 +45,7 @@ struct Config {
   // [tx]
   std::string min_gas_prices;  // "" accepts any fee; e.g. "0.025stake"
   std::size_t signature_threads = 2;
+  std::vector<std::string> index_events;  // "type.key"; empty: every attribute is indexed
   // [mempool] (the app-side priority mempool; mempool/priority_mempool.h)
   std::size_t mempool_max_txs = 5000;
   std::size_t mempool_max_bytes = 1ull << 30;

@@ -98,6 +98,11 @@ KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store, AppOptions optio
                           options_.min_gas_prices, options_.mempool_parked_ttl_blocks,
                           options_.mempool_regossip_interval_nanos}) {
   pool_.Reset(*store_, limits_, nullptr);
+  // Sorted and unique, for MarkIndexedEvents' binary search.
+  std::sort(options_.index_events.begin(), options_.index_events.end());
+  options_.index_events.erase(
+      std::unique(options_.index_events.begin(), options_.index_events.end()),
+      options_.index_events.end());
 }
 
 std::string KairosApp::last_app_hash() const {

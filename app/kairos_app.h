@@ -83,6 +83,10 @@ struct AppOptions {
   // This node's CheckTx fee policy (config tx.min_gas_prices).
   std::vector<ante::GasPrice> min_gas_prices;
   std::size_t signature_threads = 2;
+  // The event attributes ("type.key") FinalizeBlock marks for CometBFT's tx indexer (config
+  // tx.index_events); empty: every attribute, as the Cosmos SDK's index-events = []. Node-local:
+  // CometBFT leaves events out of the results hash, so this never reaches consensus.
+  std::vector<std::string> index_events;
   // The app-side mempool (config [mempool]).
   mempool::Config mempool;
   // Simulate's limits (config [query]).
@@ -169,6 +173,8 @@ class KairosApp final : public abci::Application {
   // genesis writes before block 1), after PreBlock.
   std::unique_ptr<store::Branch> ProposalState(std::int64_t height,
                                                std::int64_t time_unix_nanos) const;
+  // Sets each event attribute's index flag from options_.index_events (no-op when empty).
+  void MarkIndexedEvents(pb::ResponseFinalizeBlock* res) const;
 
   std::unique_ptr<store::MerkleStore> store_;
   AppOptions options_;

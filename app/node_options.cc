@@ -27,6 +27,7 @@ AppOptions AppOptionsFor(const Config& config) {
   AppOptions o;
   o.min_gas_prices = *ante::ParseGasPrices(config.min_gas_prices);  // validated
   o.signature_threads = config.signature_threads;
+  o.index_events = config.index_events;
   o.query.simulate_max_tx_bytes = config.simulate_max_tx_bytes;
   o.query.simulate_max_msgs = config.simulate_max_msgs;
   o.query.simulate_max_gas = config.simulate_max_gas;

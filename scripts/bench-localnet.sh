@@ -24,6 +24,8 @@
 #                    each kairosd's REST BroadcastTx (POST /cosmos/tx/v1beta1/txs), which puts
 #                    the tx straight into kairosd's mempool (direct ingestion, app/api/README.md)
 #   --nodes N        validators per network (default 4; 1 for a single node)
+#   --index-events L kairosd's tx.index_events for the Kairos networks (a TOML array, e.g.
+#                    '["message.sender","transfer.recipient"]'; default: every attribute)
 #   --rate N         no search: one run per app at N tx/s (above what the node holds, for a
 #                    saturating load), reported whatever its verdict, with the CPU each process
 #                    spent per included tx
@@ -62,6 +64,7 @@ while [ $# -gt 0 ]; do
     --apps) APPS=$2; shift ;;
     --nodes) NODES=$2; shift ;;
     --rate) FIXED_RATE=$2; shift ;;
+    --index-events) export KAIROS_LOCALNET_KAIROSD_CONFIG="tx.index_events=$2"; shift ;;
     -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "bench-localnet: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -314,7 +317,8 @@ START=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 LOAD_START=$(loadavg)
 T0=$(date +%s)
 log "bench-localnet: $([ "$QUICK" = 1 ] && echo quick || echo full) search, ${DURATION}s per run, \
-$ACCOUNTS accounts, unordered share $UNORDERED, kairosd $KAIROSD; runs -> $OUT"
+$ACCOUNTS accounts, unordered share $UNORDERED, kairosd $KAIROSD \
+(config: ${KAIROS_LOCALNET_KAIROSD_CONFIG:-default}); runs -> $OUT"
 TX_SIZE=0
 declare -A BEST FAILED
 for app in $APPS; do
@@ -343,7 +347,8 @@ names = {"kairos": "Kairos (bank MsgSend), CometBFT v0.38.25",
          "kvstore-socket": "CometBFT kvstore (ABCI socket)"}
 tps = {}
 print()
-print("started $START, $(( $(date +%s) - T0 )) s, ${DURATION} s per run, nproc $(nproc), "
+print("started $START, $(( $(date +%s) - T0 )) s, ${DURATION} s per run, $NODES node(s), "
+      "kairosd config: ${KAIROS_LOCALNET_KAIROSD_CONFIG:-default}, nproc $(nproc), "
       "loadavg $LOAD_START at the start, $LOAD_END at the end")
 fixed = $FIXED_RATE > 0
 if fixed:

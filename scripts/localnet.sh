@@ -24,6 +24,8 @@
 #                          Kept in <dir>/base_port once created.
 #   KAIROS_LOCALNET_NODES  how many genesis validators a new network gets (default 4; 1 for the
 #                          single-node benchmark, scripts/bench-localnet.sh --nodes 1)
+#   KAIROS_LOCALNET_KAIROSD_CONFIG  extra kairosd config.toml settings for a new network,
+#                          KEY=VALUE words (e.g. 'tx.index_events=["transfer.recipient"]')
 #   KAIROS_LOCALNET_APP    kairos (default), kairos-app, kvstore or kvstore-socket. kairos-app
 #                          is Kairos beside CometBFT v0.40.0 with mempool.type = "app"
 #                          (docs/app-mempool.md): kairosd's pool is the only mempool, peers'
@@ -198,6 +200,11 @@ configure_node() {
       grpc.address="127.0.0.1:$(grpc_port "$i")" \
       api.address="127.0.0.1:$(api_port "$i")" \
       query.cometbft_rpc="http://127.0.0.1:$(rpc_port "$i")"
+    if [ -n "${KAIROS_LOCALNET_KAIROSD_CONFIG:-}" ]; then
+      # shellcheck disable=SC2086  # one KEY=VALUE per word
+      python3 "$ROOT/scripts/cometbft_config.py" "$dir/node$i/kairos/config.toml" \
+        $KAIROS_LOCALNET_KAIROSD_CONFIG
+    fi
   fi
 }
 
@@ -205,7 +212,7 @@ configure_node() {
 create() {
   local i peers="" id
   tmp="$DIR.tmp.$$"  # global: the EXIT trap below needs it
-  echo "localnet: creating a 4-validator $APP network in $DIR"
+  echo "localnet: creating a $NODES-validator $APP network in $DIR"
   rm -rf "$tmp"
   mkdir -p "$tmp"
   trap 'rm -rf "$tmp"' EXIT  # a half-made network is never left behind
@@ -219,7 +226,7 @@ create() {
   done
   for i in $(seq 0 $((NODES - 1))); do
     local others
-    others=$(echo "$peers" | tr ',' '\n' | grep -v "@127.0.0.1:$(p2p_port "$i")$" | paste -sd, -)
+    others=$(echo "$peers" | tr ',' '\n' | { grep -v "@127.0.0.1:$(p2p_port "$i")$" || true; } | paste -sd, -)
     configure_node "$tmp" "$i" "$others"
   done
   # The funded test accounts: keys in one keyring, coins in node0's genesis, copied to the others.

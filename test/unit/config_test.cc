@@ -157,6 +157,17 @@ TEST_CASE("a value of the wrong type or out of range names the key and the form"
   CHECK_THAT(ErrorOf("[db]\ndir = [\"a\"]\n"), Catch::Contains("db.dir must be a string"));
 }
 
+TEST_CASE("tx.index_events takes an array of \"type.key\" strings", "[config]") {
+  CHECK(MustParse("").index_events.empty());
+  const Config c = MustParse("[tx]\nindex_events = [\"transfer.recipient\", \"message.sender\"]\n");
+  CHECK(c.index_events == std::vector<std::string>{"transfer.recipient", "message.sender"});
+  for (const char* bad : {"\"transfer\"", "[\"transfer\"]", "[\".key\"]", "[\"type.\"]", "[1]"}) {
+    INFO(bad);
+    CHECK_THAT(ErrorOf(std::string("[tx]\nindex_events = ") + bad + "\n"),
+               Catch::Contains("tx.index_events must be an array of \"type.key\" strings"));
+  }
+}
+
 TEST_CASE("a bad listen address names the key and the expected form", "[config]") {
   for (const char* bad : {"http://x:1", "tcp://host", "tcp://host:99999", "unix://", "x"}) {
     INFO(bad);

@@ -443,6 +443,40 @@ void CheckBadRequest(const pb::ResponseQuery& res, const std::string& log) {
 
 }  // namespace
 
+TEST_CASE("tx.index_events marks only the listed attributes for CometBFT's indexer; the app "
+          "hash and the results are the same", "[kairos_app]") {
+  app::AppOptions only;
+  only.index_events = {"transfer.recipient", "message.sender", "transfer.recipient"};
+  TestChain all({{kAlice, "1000stake"}});
+  TestChain some({{kAlice, "1000stake"}}, "", only);
+  const std::string tx = all.Send(kAlice, kBob, "7stake");
+  REQUIRE(tx == some.Send(kAlice, kBob, "7stake"));
+  const auto a = all.Block({tx}, TimeOf(1));
+  const auto b = some.Block({tx}, TimeOf(1));
+  CHECK(a.app_hash() == b.app_hash());
+  REQUIRE(a.tx_results_size() == 1);
+  REQUIRE(b.tx_results_size() == 1);
+  CHECK(b.tx_results(0).code() == 0);
+  REQUIRE(a.tx_results(0).events_size() == b.tx_results(0).events_size());
+  std::size_t marked = 0, attributes = 0;
+  for (int i = 0; i < b.tx_results(0).events_size(); ++i) {
+    const auto& ea = a.tx_results(0).events(i);
+    const auto& eb = b.tx_results(0).events(i);
+    REQUIRE(ea.attributes_size() == eb.attributes_size());
+    for (int j = 0; j < eb.attributes_size(); ++j) {
+      ++attributes;
+      INFO(eb.type() << "." << eb.attributes(j).key());
+      CHECK(ea.attributes(j).index());  // the default: every attribute
+      CHECK(ea.attributes(j).value() == eb.attributes(j).value());
+      const std::string name = eb.type() + "." + eb.attributes(j).key();
+      CHECK(eb.attributes(j).index() == (name == "transfer.recipient" || name == "message.sender"));
+      if (eb.attributes(j).index()) ++marked;
+    }
+  }
+  CHECK(marked >= 2);  // a transfer's recipient and the message's sender
+  CHECK(attributes > marked);
+}
+
 TEST_CASE("Info before InitChain reports the empty chain", "[kairos_app]") {
   Node node;
   const pb::ResponseInfo info = node.Open().Info({});
