@@ -347,8 +347,10 @@ names = {"kairos": "Kairos (bank MsgSend), CometBFT v0.38.25",
          "kvstore-socket": "CometBFT kvstore (ABCI socket)"}
 tps = {}
 print()
+import os
 print("started $START, $(( $(date +%s) - T0 )) s, ${DURATION} s per run, $NODES node(s), "
-      "kairosd config: ${KAIROS_LOCALNET_KAIROSD_CONFIG:-default}, nproc $(nproc), "
+      "kairosd config: " + (os.environ.get("KAIROS_LOCALNET_KAIROSD_CONFIG") or "default") +
+      ", nproc $(nproc), "
       "loadavg $LOAD_START at the start, $LOAD_END at the end")
 fixed = $FIXED_RATE > 0
 if fixed:
