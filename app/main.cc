@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "abci/server.h"
+#include "ante/errors.h"
 #include "app/api/api_backend.h"
 #include "app/api/grpc_server.h"
 #include "app/api/rest_gateway.h"
@@ -160,7 +161,15 @@ int RunStart(const std::string& home, const StartFlags& flags) {
                                std::function<void(app::api::IngestResult)> done) {
     if (!app->app_mempool_active()) return false;
     return server.RunOnExecutor([app, tx = std::move(tx), done = std::move(done)] {
-      const tendermint::abci::ResponseCheckTx r = app->IngestTx(tx);
+      tendermint::abci::ResponseCheckTx r;
+      try {
+        r = app->IngestTx(tx);
+      } catch (const std::exception& e) {  // as the dispatcher answers a failed CheckTx
+        app::Log()->error("a directly broadcast tx's check failed: {}", e.what());
+        r.set_code(1);  // the SDK's "internal"
+        r.set_codespace(ante::kCodespaceSdk);
+        r.set_log(std::string("internal error: ") + e.what());
+      }
       done(app::api::IngestResult{r.code(), r.codespace(), r.log(), r.info(), r.gas_wanted(),
                                   r.gas_used()});
     });

@@ -201,9 +201,10 @@ configure_node() {
       api.address="127.0.0.1:$(api_port "$i")" \
       query.cometbft_rpc="http://127.0.0.1:$(rpc_port "$i")"
     if [ -n "${KAIROS_LOCALNET_KAIROSD_CONFIG:-}" ]; then
-      # shellcheck disable=SC2086  # one KEY=VALUE per word
-      python3 "$ROOT/scripts/cometbft_config.py" "$dir/node$i/kairos/config.toml" \
-        $KAIROS_LOCALNET_KAIROSD_CONFIG
+      # One KEY=VALUE per word, split but not globbed (a TOML array is a bracket pattern).
+      local extra
+      read -r -a extra <<<"$KAIROS_LOCALNET_KAIROSD_CONFIG"
+      python3 "$ROOT/scripts/cometbft_config.py" "$dir/node$i/kairos/config.toml" "${extra[@]}"
     fi
   fi
 }

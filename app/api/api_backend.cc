@@ -154,7 +154,8 @@ ApiBackend::ApiBackend(const QueryRouter& router, BackendOptions options)
     : router_(router),
       options_(std::move(options)),
       comet_(std::make_unique<CometService>(router, options_.cometbft_rpc)),
-      tx_(std::make_unique<TxService>(options_.cometbft_rpc, options_.ingest)),
+      tx_(std::make_unique<TxService>(options_.cometbft_rpc, options_.ingest,
+                                      options_.max_pending)),
       workers_(std::make_unique<Workers>()) {
   const std::size_t n = std::max<std::size_t>(1, options_.threads);
   for (std::size_t i = 0; i < n; ++i) {

@@ -13,6 +13,7 @@
 
 #include "ante/errors.h"
 #include "app/api/comet_json.h"
+#include "app/api/proto_json.h"
 #include "app/client/rpc_client.h"
 #include "app/hex.h"
 #include "app/proto_util.h"
@@ -35,6 +36,7 @@ constexpr std::string_view kGetTxsEvent = "GetTxsEvent";
 constexpr char kTxTypeUrl[] = "/cosmos.tx.v1beta1.Tx";
 constexpr std::uint64_t kMaxPage = 100;  // CometBFT's tx_search per_page cap
 constexpr std::size_t kMaxQueryBytes = 4096;
+constexpr std::size_t kMaxCachedTimes = 4096;
 
 CallResult Ok(const google::protobuf::MessageLite& m) {
   return {Code::kOk, {}, SerializeDeterministic(m), 0};
@@ -72,7 +74,10 @@ bool FillTxResponse(const json& r, const std::string& timestamp, TxResponse* out
   out->set_timestamp(timestamp);
   const std::string raw = B64(Str(r, "tx"), "tx");
   // Tx and TxRaw have the same field numbers and wire types, so a TxRaw's bytes are a Tx's.
-  if (!ParseProto(raw, tx)) return false;
+  // A tx that does not print as JSON (an Any of a type unknown here, which the ante lets
+  // through in non-critical extension options) is answered without its decoded form: one
+  // such tx must not make every page that holds it fail over REST.
+  if (!ParseProto(raw, tx) || !ToJson(txv::Tx::descriptor(), raw).ok()) return false;
   out->mutable_tx()->set_type_url(kTxTypeUrl);
   out->mutable_tx()->set_value(raw);
   return true;
@@ -132,25 +137,39 @@ CallResult RpcFailure(const std::string& rpc, std::string_view what, const Statu
           {}, 0};
 }
 
-// The block times of `heights` from /header, as the SDK's timestamps.
-std::map<std::int64_t, std::string> BlockTimes(client::RpcClient& rpc,
-                                               const std::vector<std::int64_t>& heights,
-                                               Status* failure) {
-  std::map<std::int64_t, std::string> times;
-  for (std::int64_t h : heights) {
-    if (times.contains(h)) continue;
-    auto header = rpc.Get("header", {{"height", std::to_string(h)}});
-    if (!header.ok()) {
-      *failure = header.status();
-      return {};
-    }
-    const json& hd = header->contains("header") ? (*header)["header"] : json::object();
-    times[h] = Rfc3339Seconds(Str(hd, "time"));
+}  // namespace
+
+std::string TxService::BlockTime(client::RpcClient& rpc, std::int64_t height) const {
+  {
+    std::lock_guard lock(times_mu_);
+    if (auto it = times_.find(height); it != times_.end()) return it->second;
   }
-  return times;
+  auto header = rpc.Get("header", {{"height", std::to_string(height)}});
+  if (!header.ok()) throw header.status();
+  const json& hd = header->contains("header") ? (*header)["header"] : json::object();
+  std::string time = Rfc3339Seconds(Str(hd, "time"));
+  std::lock_guard lock(times_mu_);
+  if (times_.size() >= kMaxCachedTimes) times_.erase(times_.begin());
+  times_.emplace(height, time);
+  return time;
 }
 
-}  // namespace
+bool TxService::Ingest(const std::string& tx, std::function<void(IngestResult)> done,
+                       bool* over_limit) const {
+  *over_limit = false;
+  if (!ingest_) return false;
+  if (ingesting_->fetch_add(1) >= max_ingesting_) {
+    ingesting_->fetch_sub(1);
+    *over_limit = true;
+    return false;
+  }
+  const bool taken = ingest_(tx, [count = ingesting_, done = std::move(done)](IngestResult r) {
+    count->fetch_sub(1);
+    done(std::move(r));
+  });
+  if (!taken) ingesting_->fetch_sub(1);
+  return taken;
+}
 
 bool IsTxServiceMethod(std::string_view method) {
   if (method.rfind(kTxService, 0) != 0) return false;
@@ -165,6 +184,8 @@ void TxService::Call(std::string_view method, const std::string& request,
   try {
     if (name == kGetTx) return done(GetTx(request));
     if (name == kGetTxsEvent) return done(GetTxsEvent(request));
+  } catch (const Status& header_failure) {  // BlockTime's /header call
+    return done(RpcFailure(rpc_, "header", header_failure));
   } catch (const BadAnswer& e) {
     return done(NotUnderstood(e.what));
   } catch (const json::exception& e) {
@@ -185,30 +206,38 @@ void TxService::Broadcast(const std::string& request,
                     "removed in Cosmos SDK 0.47: broadcast, then GetTx)"));
   }
   const std::string txhash = HexEncode(crypto::Sha256(req.tx_bytes()), /*upper=*/true);
-  if (ingest_) {
-    if (mode == txv::BROADCAST_MODE_ASYNC) {
-      if (ingest_(req.tx_bytes(), [](IngestResult) {})) {
-        TxResponse out;
-        out.set_txhash(txhash);
-        return done(BroadcastAnswer(std::move(out)));
-      }
-    } else {
-      // `done` is moved into the check's callback only when the ingest takes the tx.
-      auto shared_done = std::make_shared<std::function<void(CallResult)>>(std::move(done));
-      const bool taken = ingest_(req.tx_bytes(), [shared_done, txhash](IngestResult r) {
-        TxResponse out;
-        out.set_txhash(txhash);
-        out.set_code(r.code);
-        out.set_codespace(std::move(r.codespace));
-        out.set_raw_log(std::move(r.log));
-        out.set_info(std::move(r.info));
-        out.set_gas_wanted(r.gas_wanted);
-        out.set_gas_used(r.gas_used);
-        (*shared_done)(BroadcastAnswer(std::move(out)));
-      });
-      if (taken) return;
-      done = std::move(*shared_done);
+  bool over_limit = false;
+  if (mode == txv::BROADCAST_MODE_ASYNC) {
+    if (Ingest(req.tx_bytes(), [](IngestResult) {}, &over_limit)) {
+      TxResponse out;
+      out.set_txhash(txhash);
+      return done(BroadcastAnswer(std::move(out)));
     }
+  } else {
+    // `done` is moved into the check's callback only when the ingest takes the tx.
+    auto shared_done = std::make_shared<std::function<void(CallResult)>>(std::move(done));
+    const bool taken = Ingest(
+        req.tx_bytes(),
+        [shared_done, txhash](IngestResult r) {
+          TxResponse out;
+          out.set_txhash(txhash);
+          out.set_code(r.code);
+          out.set_codespace(std::move(r.codespace));
+          out.set_raw_log(std::move(r.log));
+          out.set_info(std::move(r.info));
+          out.set_gas_wanted(r.gas_wanted);
+          out.set_gas_used(r.gas_used);
+          (*shared_done)(BroadcastAnswer(std::move(out)));
+        },
+        &over_limit);
+    if (taken) return;
+    done = std::move(*shared_done);
+  }
+  if (over_limit) {
+    return done({Code::kResourceExhausted,
+                 "too many txs waiting for their check: " + std::to_string(max_ingesting_) +
+                     " are queued on this node already (query.api_max_pending); retry later",
+                 {}, 0});
   }
   auto connected = Connect(rpc_);
   if (auto* failed = std::get_if<CallResult>(&connected)) return done(std::move(*failed));
@@ -258,11 +287,9 @@ CallResult TxService::GetTx(const std::string& request) const {
     }
     return RpcFailure(rpc_, "tx", r.status());
   }
-  Status failure;
-  const auto times = BlockTimes(rpc, {Int(*r, "height")}, &failure);
-  if (!failure.ok()) return RpcFailure(rpc_, "header", failure);
+  const std::string time = BlockTime(rpc, Int(*r, "height"));
   txv::GetTxResponse out;
-  if (!FillTxResponse(*r, times.begin()->second, out.mutable_tx_response(), out.mutable_tx())) {
+  if (!FillTxResponse(*r, time, out.mutable_tx_response(), out.mutable_tx())) {
     out.clear_tx();
   }
   return Ok(out);
@@ -286,6 +313,14 @@ CallResult TxService::GetTxsEvent(const std::string& request) const {
   auto connected = Connect(rpc_);
   if (auto* failed = std::get_if<CallResult>(&connected)) return std::move(*failed);
   client::RpcClient& rpc = std::get<client::RpcClient>(connected);
+  if (searching_.exchange(true)) {
+    return {Code::kResourceExhausted,
+            "another tx search is running on this node (one at a time); retry later", {}, 0};
+  }
+  struct Release {
+    std::atomic<bool>& flag;
+    ~Release() { flag.store(false); }
+  } release{searching_};
   auto r = rpc.Call("tx_search", json{{"query", query},
                                       {"prove", false},
                                       {"page", std::to_string(page)},
@@ -294,15 +329,12 @@ CallResult TxService::GetTxsEvent(const std::string& request) const {
                                                                                          : "asc"}});
   if (!r.ok()) return RpcFailure(rpc_, "tx_search", r.status());
   const json& txs = r->contains("txs") && (*r)["txs"].is_array() ? (*r)["txs"] : json::array();
-  std::vector<std::int64_t> heights;
-  for (const json& t : txs) heights.push_back(Int(t, "height"));
-  Status failure;
-  const auto times = BlockTimes(rpc, heights, &failure);
-  if (!failure.ok()) return RpcFailure(rpc_, "header", failure);
   txv::GetTxsEventResponse out;
   for (const json& t : txs) {
     txv::Tx tx;
-    if (!FillTxResponse(t, times.at(Int(t, "height")), out.add_tx_responses(), &tx)) tx.Clear();
+    if (!FillTxResponse(t, BlockTime(rpc, Int(t, "height")), out.add_tx_responses(), &tx)) {
+      tx.Clear();
+    }
     *out.add_txs() = std::move(tx);
   }
   out.set_total(static_cast<std::uint64_t>(Int(*r, "total_count")));

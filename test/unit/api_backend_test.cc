@@ -338,6 +338,35 @@ TEST_CASE("api: with direct ingestion BroadcastTx puts the tx in the app mempool
   CHECK(f.chain.app().tx_pool().stats().size == 2);
 }
 
+TEST_CASE("api: at most max_pending directly ingested txs wait for their check; then "
+          "RESOURCE_EXHAUSTED, ASYNC included", "[api]") {
+  Fixture f;
+  std::vector<std::function<void(app::api::IngestResult)>> queued;  // checks not yet run
+  BackendOptions options;
+  options.max_pending = 2;
+  options.ingest = [&](std::string, std::function<void(app::api::IngestResult)> done) {
+    queued.push_back(std::move(done));  // as the executor would, later
+    return true;
+  };
+  ApiBackend backend(f.chain.app().query_router(), options);
+  const std::string tx = f.chain.Send(kAlice, kNobody, "1stake");
+  const auto async = [&] {
+    return backend.CallNow("/cosmos.tx.v1beta1.Service/BroadcastTx",
+                           BroadcastRequest(tx, txv::BROADCAST_MODE_ASYNC), 0);
+  };
+  CHECK(async().code == Code::kOk);  // answered at once, its check still queued
+  CHECK(async().code == Code::kOk);
+  const CallResult refused = async();
+  CHECK(refused.code == Code::kResourceExhausted);
+  CHECK_THAT(refused.message, Contains("too many txs waiting for their check"));
+  REQUIRE(queued.size() == 2);
+  queued[0](app::api::IngestResult{});  // one check runs: room for one more
+  CHECK(async().code == Code::kOk);
+  CHECK(queued.size() == 3);
+  CHECK(async().code == Code::kResourceExhausted);
+  for (std::size_t i = 1; i < queued.size(); ++i) queued[i](app::api::IngestResult{});
+}
+
 TEST_CASE("api: the app mempool counts as active once CometBFT has called ReapTxs or InsertTx",
           "[api]") {
   Fixture f;
