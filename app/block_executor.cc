@@ -139,10 +139,12 @@ void KairosApp::ListBlockSignatures(
 
 void KairosApp::MarkIndexedEvents(pb::ResponseFinalizeBlock* res) const {
   if (options_.index_events.empty()) return;  // every attribute (Context::Emit marks them all)
-  const auto mark = [this](pb::Event& e) {
+  std::string name;  // "type.key", in one buffer for the whole block
+  const auto mark = [this, &name](pb::Event& e) {
     for (pb::EventAttribute& a : *e.mutable_attributes()) {
+      name.assign(e.type()).append(1, '.').append(a.key());
       a.set_index(std::binary_search(options_.index_events.begin(), options_.index_events.end(),
-                                     e.type() + "." + a.key()));
+                                     name));
     }
   };
   for (pb::Event& e : *res->mutable_events()) mark(e);

@@ -3,7 +3,6 @@
 
 #include <absl/time/time.h>
 
-#include "app/client/rpc_client.h"
 #include "app/hex.h"
 #include "crypto/base64.h"
 
@@ -62,6 +61,27 @@ void SetEvent(const json& j, tendermint::abci::Event* out) {
 
 CallResult NotUnderstood(const std::string& what) {
   return {Code::kInternal, "CometBFT's answer is not understood: " + what, {}, 0};
+}
+
+std::variant<client::RpcClient, CallResult> Connect(const std::string& rpc,
+                                                    std::chrono::milliseconds timeout) {
+  if (rpc.empty()) {
+    return CallResult{Code::kUnavailable,
+                      "this node has no CometBFT RPC to read from ([query] cometbft_rpc is \"\")",
+                      {}, 0};
+  }
+  auto url = client::ParseNodeUrl(rpc);
+  if (!url.ok()) {
+    return CallResult{Code::kUnavailable, "[query] cometbft_rpc: " + url.status().message(), {}, 0};
+  }
+  return client::RpcClient(*url, timeout);
+}
+
+CallResult Unavailable(const std::string& rpc, std::string_view what, const Status& why) {
+  return {Code::kUnavailable,
+          "CometBFT's RPC at " + rpc + " did not answer /" + std::string(what) + ": " +
+              why.message(),
+          {}, 0};
 }
 
 }  // namespace kairos::app::api::comet_json

@@ -6,13 +6,17 @@
 // thread-safe.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <variant>
 
 #include <google/protobuf/timestamp.pb.h>
 #include <nlohmann/json.hpp>
 
 #include "app/api/api_backend.h"
+#include "app/client/rpc_client.h"
 #include "tendermint/abci/types.pb.h"
 
 namespace kairos::app::api::comet_json {
@@ -33,5 +37,13 @@ void SetEvent(const nlohmann::json& j, tendermint::abci::Event* out);
 
 // The answer for a BadAnswer or a JSON exception: INTERNAL, naming it.
 CallResult NotUnderstood(const std::string& what);
+
+// A client of CometBFT's RPC at `rpc` ([query] cometbft_rpc) for one call, or the UNAVAILABLE
+// answer that says why there is none ("" or a bad address).
+std::variant<client::RpcClient, CallResult> Connect(const std::string& rpc,
+                                                    std::chrono::milliseconds timeout);
+
+// CometBFT at `rpc` did not answer /`what`: UNAVAILABLE with the reason it gave.
+CallResult Unavailable(const std::string& rpc, std::string_view what, const Status& why);
 
 }  // namespace kairos::app::api::comet_json

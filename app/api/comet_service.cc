@@ -141,19 +141,11 @@ CallResult CometService::Call(std::string_view method, const std::string& reques
     result.height = a.height();
     return result;
   }
-  if (rpc_.empty()) {
-    return {Code::kUnavailable,
-            "this node has no CometBFT RPC to read from ([query] cometbft_rpc is \"\")", {}, 0};
-  }
-  auto url = client::ParseNodeUrl(rpc_);
-  if (!url.ok()) return {Code::kUnavailable, "[query] cometbft_rpc: " + url.status().message(), {}, 0};
-  client::RpcClient rpc(*url, std::chrono::seconds(5));
-  // CometBFT did not answer `what`: UNAVAILABLE with the reason it gave.
-  const auto unavailable = [&](std::string_view what, const Status& why) -> CallResult {
-    return {Code::kUnavailable,
-            "CometBFT's RPC at " + rpc_ + " did not answer /" + std::string(what) + ": " +
-                why.message(),
-            {}, 0};
+  auto connected = Connect(rpc_, std::chrono::seconds(5));
+  if (auto* failed = std::get_if<CallResult>(&connected)) return std::move(*failed);
+  client::RpcClient& rpc = std::get<client::RpcClient>(connected);
+  const auto unavailable = [&](std::string_view what, const Status& why) {
+    return Unavailable(rpc_, what, why);
   };
   try {
     if (name == "GetNodeInfo" || name == "GetSyncing") {

@@ -37,6 +37,7 @@ constexpr char kTxTypeUrl[] = "/cosmos.tx.v1beta1.Tx";
 constexpr std::uint64_t kMaxPage = 100;  // CometBFT's tx_search per_page cap
 constexpr std::size_t kMaxQueryBytes = 4096;
 constexpr std::size_t kMaxCachedTimes = 4096;
+constexpr std::chrono::milliseconds kRpcTimeout{10'000};
 
 CallResult Ok(const google::protobuf::MessageLite& m) {
   return {Code::kOk, {}, SerializeDeterministic(m), 0};
@@ -114,27 +115,11 @@ CallResult BroadcastAnswer(TxResponse tx_response) {
   return Ok(out);
 }
 
-// CometBFT's RPC for one call, or the UNAVAILABLE answer that says why there is none.
-std::variant<client::RpcClient, CallResult> Connect(const std::string& rpc) {
-  if (rpc.empty()) {
-    return CallResult{Code::kUnavailable,
-                      "this node has no CometBFT RPC to use ([query] cometbft_rpc is \"\")", {}, 0};
-  }
-  auto url = client::ParseNodeUrl(rpc);
-  if (!url.ok()) {
-    return CallResult{Code::kUnavailable, "[query] cometbft_rpc: " + url.status().message(), {}, 0};
-  }
-  return client::RpcClient(*url, std::chrono::seconds(10));
-}
-
 // A failed RPC call: CometBFT refused it (INVALID_ARGUMENT, with its message), or could not be
 // reached or answered what is not JSON-RPC (UNAVAILABLE).
 CallResult RpcFailure(const std::string& rpc, std::string_view what, const Status& why) {
   if (why.code() == Status::Code::kInvalidArgument) return Bad(why.message());
-  return {Code::kUnavailable,
-          "CometBFT's RPC at " + rpc + " did not answer /" + std::string(what) + ": " +
-              why.message(),
-          {}, 0};
+  return Unavailable(rpc, what, why);
 }
 
 }  // namespace
@@ -239,7 +224,7 @@ void TxService::Broadcast(const std::string& request,
                      " are queued on this node already (query.api_max_pending); retry later",
                  {}, 0});
   }
-  auto connected = Connect(rpc_);
+  auto connected = Connect(rpc_, kRpcTimeout);
   if (auto* failed = std::get_if<CallResult>(&connected)) return done(std::move(*failed));
   client::RpcClient& rpc = std::get<client::RpcClient>(connected);
   const char* method =
@@ -276,7 +261,7 @@ CallResult TxService::GetTx(const std::string& request) const {
     return Bad("tx hash \"" + req.hash().substr(0, 80) +
                "\" is not a SHA-256 hash: expected 64 hex digits");
   }
-  auto connected = Connect(rpc_);
+  auto connected = Connect(rpc_, kRpcTimeout);
   if (auto* failed = std::get_if<CallResult>(&connected)) return std::move(*failed);
   client::RpcClient& rpc = std::get<client::RpcClient>(connected);
   auto r = rpc.Get("tx", {{"hash", "0x" + HexEncode(hash, /*upper=*/true)}});
@@ -310,7 +295,7 @@ CallResult TxService::GetTxsEvent(const std::string& request) const {
   const std::uint64_t page = req.page() == 0 ? 1 : req.page();
   const std::uint64_t limit = req.limit() == 0 ? kMaxPage : std::min(req.limit(), kMaxPage);
   if (page > (1u << 30)) return Bad("page " + std::to_string(page) + " is out of range");
-  auto connected = Connect(rpc_);
+  auto connected = Connect(rpc_, kRpcTimeout);
   if (auto* failed = std::get_if<CallResult>(&connected)) return std::move(*failed);
   client::RpcClient& rpc = std::get<client::RpcClient>(connected);
   if (searching_.exchange(true)) {

@@ -145,14 +145,8 @@ Result<QueryAnswer> AuthModule::Query(const QueryRequest& req) const {
     // params key; the defaults when a chain has none stored yet.
     auto p = keeper_.ReadParams(*req.state);
     if (!p.ok()) return p.status();
-    const SdkParams sdk = SdkParams::Of(*p);
     cosmos::auth::v1beta1::QueryParamsResponse r;
-    auto* out = r.mutable_params();
-    out->set_max_memo_characters(sdk.max_memo_characters);
-    out->set_tx_sig_limit(sdk.tx_sig_limit);
-    out->set_tx_size_cost_per_byte(sdk.tx_size_cost_per_byte);
-    out->set_sig_verify_cost_ed25519(sdk.sig_verify_cost_ed25519);
-    out->set_sig_verify_cost_secp256k1(sdk.sig_verify_cost_secp256k1);
+    SdkParams::Of(*p).ToProto(r.mutable_params());
     QueryAnswer a;
     a.key = std::string(AuthKeeper::kParamsKey);
     a.value = SerializeDeterministic(r);

@@ -44,15 +44,23 @@ ante::AuthParams SdkParams::ApplyTo(ante::AuthParams base) const {
   return base;
 }
 
+SdkParams SdkParams::FromProto(const apb::Params& p) {
+  return {p.max_memo_characters(), p.tx_sig_limit(), p.tx_size_cost_per_byte(),
+          p.sig_verify_cost_ed25519(), p.sig_verify_cost_secp256k1()};
+}
+
+void SdkParams::ToProto(apb::Params* out) const {
+  out->set_max_memo_characters(max_memo_characters);
+  out->set_tx_sig_limit(tx_sig_limit);
+  out->set_tx_size_cost_per_byte(tx_size_cost_per_byte);
+  out->set_sig_verify_cost_ed25519(sig_verify_cost_ed25519);
+  out->set_sig_verify_cost_secp256k1(sig_verify_cost_secp256k1);
+}
+
 std::string MsgUpdateParams::Encode() const {
   apb::MsgUpdateParams pb;
   pb.set_authority(AddressText(authority_address, authority));
-  apb::Params* p = pb.mutable_params();
-  p->set_max_memo_characters(params.max_memo_characters);
-  p->set_tx_sig_limit(params.tx_sig_limit);
-  p->set_tx_size_cost_per_byte(params.tx_size_cost_per_byte);
-  p->set_sig_verify_cost_ed25519(params.sig_verify_cost_ed25519);
-  p->set_sig_verify_cost_secp256k1(params.sig_verify_cost_secp256k1);
+  params.ToProto(pb.mutable_params());
   return SerializeDeterministic(pb);
 }
 

@@ -16,6 +16,7 @@
 #include "ante/keepers.h"
 #include "ante/msg.h"
 #include "app/proto_reader.h"
+#include "cosmos/auth/v1beta1/auth.pb.h"
 
 namespace kairos::app::auth {
 
@@ -28,6 +29,10 @@ struct SdkParams {
   std::uint64_t sig_verify_cost_secp256k1 = 0;
 
   static SdkParams Of(const ante::AuthParams& p);
+  // The SDK's cosmos.auth.v1beta1.Params message, both ways (MsgUpdateParams, the Params
+  // query, the CLI's params update).
+  static SdkParams FromProto(const cosmos::auth::v1beta1::Params& p);
+  void ToProto(cosmos::auth::v1beta1::Params* out) const;
   // `base` with these five fields replaced (the unordered_* fields kept).
   ante::AuthParams ApplyTo(ante::AuthParams base) const;
 };

@@ -244,8 +244,7 @@ void AddAuthTxCommands(CLI::App& tx, const std::string& home) {
          app::auth::MsgUpdateParams msg;
          msg.authority_address = authority;
          msg.authority = *crypto::DecodeAccountAddress(authority);
-         msg.params = {p.max_memo_characters(), p.tx_sig_limit(), p.tx_size_cost_per_byte(),
-                       p.sig_verify_cost_ed25519(), p.sig_verify_cost_secp256k1()};
+         msg.params = app::auth::SdkParams::FromProto(p);
          return ante::Msg(msg);
        }});
 }
