@@ -154,7 +154,8 @@ void Connection<Socket>::Submit(std::unique_ptr<Batch>* batch) {
       std::all_of(b->requests.begin(), b->requests.end(), [](const pb::Request* r) {
         const auto c = r->value_case();
         return c == pb::Request::kQuery || c == pb::Request::kInfo ||
-               c == pb::Request::kEcho || c == pb::Request::kFlush;
+               c == pb::Request::kEcho || c == pb::Request::kFlush ||
+               c == pb::Request::kListSnapshots || c == pb::Request::kLoadSnapshotChunk;
       });
   const auto query = static_cast<std::size_t>(Lane::kQuery);
   const auto app = static_cast<std::size_t>(Lane::kApp);

@@ -291,6 +291,7 @@ pb::ResponseCommit KairosApp::Commit(const pb::RequestCommit&) {
     }
   }
   const auto commit_done = std::chrono::steady_clock::now();
+  state_sync_->AfterCommit();  // a snapshot every state_sync.snapshot_interval heights
   pool_.AfterCommit(*store_, limits_, store_->version(), staged_hashes_, staged_senders_,
                     CheckBlockInfo());
   if (options_.metrics != nullptr) {

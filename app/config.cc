@@ -193,6 +193,19 @@ const std::map<std::string, std::map<std::string, KeySpec>>& Schema() {
            {"regossip_interval", {"a duration string such as \"10s\" or \"0s\" (every time)",
                                   ReadString(&Config::mempool_regossip_interval)}},
        }},
+      {"state_sync",
+       {
+           {"snapshot_dir", {"a string, a directory path (relative to the home directory)",
+                             ReadString(&Config::snapshot_dir)}},
+           {"snapshot_interval", {"an integer from 0 to 1000000000",
+                                  ReadInteger(&Config::snapshot_interval, 0, 1'000'000'000)}},
+           {"snapshot_keep_recent", {"an integer from 1 to 1000",
+                                     ReadInteger(&Config::snapshot_keep_recent, 1, 1000)}},
+           {"chunk_bytes", {"an integer from 1024 to 12582912",
+                            ReadInteger(&Config::snapshot_chunk_bytes, 1024, 12u << 20)}},
+           {"corrupt_chunks_unsafe", {"a boolean",
+                                      ReadBool(&Config::snapshot_corrupt_chunks_unsafe)}},
+       }},
       {"metrics",
        {
            {"address", {"a string, \"HOST:PORT\" (e.g. \"127.0.0.1:26661\") or \"\" for none",
@@ -651,6 +664,32 @@ std::string DefaultConfigToml() {
         "max_body_bytes = "
      << d.api_max_body_bytes
      << "\n"
+        "\n"
+        "[state_sync]\n"
+        "# Snapshots of the state that CometBFT serves to nodes joining by state sync\n"
+        "# (statesync.enable in their config.toml): one every snapshot_interval heights (0: none,\n"
+        "# the default; turn it on for a few full nodes), written in the background from that\n"
+        "# height's committed state while blocks go on, into snapshot_dir (relative to the home\n"
+        "# directory); the snapshot_keep_recent newest are kept. A snapshot is cut into chunks\n"
+        "# of about chunk_bytes of keys and values, each compressed and each verifiable on its\n"
+        "# own against the app hash, so a joining node checks every chunk as it arrives\n"
+        "# (CometBFT refuses chunks of 16 MB or more). `kairosd snapshots` lists, exports and\n"
+        "# restores them by hand. store.keep_recent must keep a snapshot's height while it is\n"
+        "# written (a view pins it: pruning waits).\n"
+        "snapshot_dir = \""
+     << d.snapshot_dir
+     << "\"\n"
+        "snapshot_interval = "
+     << d.snapshot_interval
+     << "\n"
+        "snapshot_keep_recent = "
+     << d.snapshot_keep_recent
+     << "\n"
+        "chunk_bytes = "
+     << d.snapshot_chunk_bytes
+     << "\n"
+        "# Test only: serve every chunk with one byte changed (a bad peer, for tests).\n"
+        "corrupt_chunks_unsafe = false\n"
         "\n"
         "[metrics]\n"
         "# The Prometheus endpoint (GET http://ADDRESS/metrics): ABCI request counts and\n"

@@ -68,6 +68,12 @@ struct Config {
   std::size_t api_max_open_connections = 1000;
   std::size_t api_max_body_bytes = 10u << 20;
   // [metrics]
+  std::string snapshot_dir = "snapshots";  // [state_sync]; relative to the home directory
+  std::int64_t snapshot_interval = 0;      // 0 = no snapshots taken
+  std::size_t snapshot_keep_recent = 2;
+  std::size_t snapshot_chunk_bytes = 10u << 20;
+  bool snapshot_corrupt_chunks_unsafe = false;  // test only
+
   std::string metrics_address;  // "" = no metrics endpoint; e.g. "127.0.0.1:26661"
 
   // What the file set that kairosd ignores, one message each (kairosd logs them at start):

@@ -24,6 +24,7 @@
 #include "kairos/mempool/v1/query.pb.h"
 #include "app/logging.h"
 #include "app/proofs.h"
+#include "app/store_failure.h"
 #include "app/version.h"
 #include "store/big_endian.h"
 #include "store/sha256.h"
@@ -34,6 +35,7 @@ namespace kairos::app {
 Result<std::unique_ptr<KairosApp>> KairosApp::Open(std::unique_ptr<store::MerkleStore> store,
                                                    AppOptions options) {
   std::unique_ptr<KairosApp> app(new KairosApp(std::move(store), std::move(options)));
+  if (Status s = app->state_sync_->Init(); !s.ok()) return s;
   if (app->store_->version() == 0) {
     Log()->info("no committed state in the store: waiting for InitChain");
     return app;
@@ -98,6 +100,7 @@ KairosApp::KairosApp(std::unique_ptr<store::MerkleStore> store, AppOptions optio
                           options_.min_gas_prices, options_.mempool_parked_ttl_blocks,
                           options_.mempool_regossip_interval_nanos}) {
   pool_.Reset(*store_, limits_, nullptr);
+  state_sync_ = std::make_unique<StateSync>(store_.get(), options_.state_sync);
   // Sorted and unique, for MarkIndexedEvents' binary search.
   std::sort(options_.index_events.begin(), options_.index_events.end());
   options_.index_events.erase(
@@ -207,23 +210,31 @@ pb::ResponseReapTxs KairosApp::ReapTxs(const pb::RequestReapTxs& req) {
 }
 
 pb::ResponseListSnapshots KairosApp::ListSnapshots(const pb::RequestListSnapshots&) {
-  return {};
+  return state_sync_->List();  // on a query thread
 }
 
-pb::ResponseOfferSnapshot KairosApp::OfferSnapshot(const pb::RequestOfferSnapshot&) {
-  pb::ResponseOfferSnapshot res;
-  res.set_result(pb::ResponseOfferSnapshot::REJECT);  // no state sync yet
-  return res;
+pb::ResponseOfferSnapshot KairosApp::OfferSnapshot(const pb::RequestOfferSnapshot& req) {
+  return state_sync_->Offer(req);
 }
 
-pb::ResponseLoadSnapshotChunk KairosApp::LoadSnapshotChunk(const pb::RequestLoadSnapshotChunk&) {
-  return {};
+pb::ResponseLoadSnapshotChunk KairosApp::LoadSnapshotChunk(
+    const pb::RequestLoadSnapshotChunk& req) {
+  return state_sync_->LoadChunk(req);  // on a query thread
 }
 
 pb::ResponseApplySnapshotChunk KairosApp::ApplySnapshotChunk(
-    const pb::RequestApplySnapshotChunk&) {
-  pb::ResponseApplySnapshotChunk res;
-  res.set_result(pb::ResponseApplySnapshotChunk::ABORT);  // no snapshot is ever accepted
+    const pb::RequestApplySnapshotChunk& req) {
+  bool restored = false;
+  pb::ResponseApplySnapshotChunk res = state_sync_->Apply(req, &restored);
+  if (restored) {
+    // The chain's identity, limits, params and last block time now come from the snapshot,
+    // as after a restart at that height.
+    if (Status s = LoadCommitted(); !s.ok()) {
+      StopOnBrokenStore("loading the state restored from a snapshot", s);
+    }
+    Log()->info("state sync: chain {} restored at height {}", Printable(chain_id_),
+                store_->version());
+  }
   return res;
 }
 

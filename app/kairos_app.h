@@ -61,6 +61,7 @@
 #include "app/module_list.h"
 #include "app/metrics.h"
 #include "app/query_router.h"
+#include "app/state_sync.h"
 #include "app/tx_codec.h"
 #include "app/tx_pool.h"
 #include "app/tx_runner.h"
@@ -100,6 +101,8 @@ struct AppOptions {
   // Where block execution, txs by result code and the store commit are recorded (config
   // [metrics]); null records nothing. REQUIRES: outlives the app.
   Metrics* metrics = nullptr;
+  // Snapshots taken and served, and restores (config [state_sync]; app/state_sync.h).
+  StateSyncOptions state_sync;
 };
 
 class KairosApp final : public abci::Application {
@@ -137,6 +140,8 @@ class KairosApp final : public abci::Application {
   bool app_mempool_active() const { return app_mempool_seen_.load(std::memory_order_relaxed); }
 
   std::int64_t last_height() const { return store_->version(); }
+  // The snapshots this node keeps (the CLI's snapshots commands, tests).
+  StateSync& state_sync() { return *state_sync_; }
   const TxPool& tx_pool() const { return pool_; }
   // The queries of committed state, for the gRPC and REST servers (thread-safe: query_router.h).
   const QueryRouter& query_router() const { return queries_; }
@@ -178,6 +183,8 @@ class KairosApp final : public abci::Application {
 
   std::unique_ptr<store::MerkleStore> store_;
   AppOptions options_;
+  // Snapshots of store_ (taken after Commit, served) and the restore of an empty node.
+  std::unique_ptr<StateSync> state_sync_;
   // The chain's key and value size limits (consensus params): from genesis app_state.store,
   // kept in the state; the defaults until InitChain.
   store::KvLimits limits_;

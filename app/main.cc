@@ -104,9 +104,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
     exposer->Register(registry);
   }
 
-  const fs::path db_dir = fs::path(config.db_dir).is_absolute()
-                              ? fs::path(config.db_dir)
-                              : fs::path(home) / config.db_dir;
+  const fs::path db_dir = app::HomePath(home, config.db_dir);
   const store::StoreOptions store_options = app::StoreOptionsFor(config, db_dir.string());
   const auto open_start = std::chrono::steady_clock::now();
   Result<std::unique_ptr<store::MerkleStore>> db = store::MerkleStore::Open(store_options);
@@ -123,6 +121,7 @@ int RunStart(const std::string& home, const StartFlags& flags) {
       (*db)->replayed_at_open());
   app::AppOptions app_options = app::AppOptionsFor(config);
   app_options.metrics = metrics.get();
+  app_options.state_sync.dir = app::HomePath(home, config.snapshot_dir);
   Result<std::unique_ptr<app::KairosApp>> application =
       app::KairosApp::Open(std::move(*db), std::move(app_options));
   if (!application.ok()) {
@@ -279,9 +278,7 @@ int RunExport(const std::string& home, std::int64_t height, const std::string& g
     std::cerr << "error: " << genesis_path.string() << " does not exist\n";
     return kExitUsage;
   }
-  const fs::path db_dir = fs::path(config->db_dir).is_absolute()
-                              ? fs::path(config->db_dir)
-                              : fs::path(home) / config->db_dir;
+  const fs::path db_dir = app::HomePath(home, config->db_dir);
   if (!fs::exists(db_dir, ec)) {
     std::cerr << "error: no store in " << db_dir.string() << "\n";
     return kExitFailure;

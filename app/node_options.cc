@@ -1,5 +1,7 @@
 #include "app/node_options.h"
 
+#include <filesystem>
+
 #include "app/genesis.h"
 
 namespace kairos::app {
@@ -21,6 +23,11 @@ store::StoreOptions StoreOptionsFor(const Config& config, const std::string& dir
   o.recent_versions = config.recent_versions;
   o.rebuild_cache = config.rebuild_cache;
   return o;
+}
+
+std::string HomePath(const std::string& home, const std::string& path) {
+  const std::filesystem::path p(path);
+  return p.is_absolute() ? p.string() : (std::filesystem::path(home) / p).string();
 }
 
 AppOptions AppOptionsFor(const Config& config) {
@@ -46,6 +53,10 @@ AppOptions AppOptionsFor(const Config& config) {
       *ParseConfigDuration(config.mempool_recheck_budget, "mempool.recheck_budget");
   o.mempool_regossip_interval_nanos =
       *ParseConfigDuration(config.mempool_regossip_interval, "mempool.regossip_interval");
+  o.state_sync.snapshot_interval = config.snapshot_interval;
+  o.state_sync.keep_recent = config.snapshot_keep_recent;
+  o.state_sync.chunk_bytes = config.snapshot_chunk_bytes;
+  o.state_sync.corrupt_chunks = config.snapshot_corrupt_chunks_unsafe;
   return o;
 }
 

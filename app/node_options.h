@@ -14,7 +14,11 @@ namespace kairos::app {
 // The store in `dir` as `config` sets it up ([store]).
 store::StoreOptions StoreOptionsFor(const Config& config, const std::string& dir);
 
-// The app's options from `config` ([tx], [query], [mempool]); no metrics.
+// A config path (db.dir, state_sync.snapshot_dir): absolute, or relative to `home`.
+std::string HomePath(const std::string& home, const std::string& path);
+
+// The app's options from `config` ([tx], [query], [mempool], [state_sync] but for its
+// directory, which is relative to the home: HomePath); no metrics.
 // REQUIRES: ValidateConfig(config) is OK (the durations and gas prices parse).
 AppOptions AppOptionsFor(const Config& config);
 

@@ -26,6 +26,9 @@
 #                          single-node benchmark, scripts/bench-localnet.sh --nodes 1)
 #   KAIROS_LOCALNET_KAIROSD_CONFIG  extra kairosd config.toml settings for a new network,
 #                          KEY=VALUE words (e.g. 'tx.index_events=["transfer.recipient"]')
+#   KAIROS_LOCALNET_COMETBFT_CONFIG  extra CometBFT config.toml settings, KEY=VALUE words, for
+#                          the nodes made after it is set (init, or one add-node: e.g. a
+#                          node that joins by state sync, statesync.enable=true ...)
 #   KAIROS_LOCALNET_APP    kairos (default), kairos-app, kvstore or kvstore-socket. kairos-app
 #                          is Kairos beside CometBFT v0.40.0 with mempool.type = "app"
 #                          (docs/app-mempool.md): kairosd's pool is the only mempool, peers'
@@ -192,6 +195,11 @@ configure_node() {
     consensus.timeout_commit=300ms
   if [ "$APP" = kairos-app ]; then
     python3 "$ROOT/scripts/cometbft_config.py" "$dir/node$i/config/config.toml" mempool.type=app
+  fi
+  if [ -n "${KAIROS_LOCALNET_COMETBFT_CONFIG:-}" ]; then
+    local extra_cometbft
+    read -r -a extra_cometbft <<<"$KAIROS_LOCALNET_COMETBFT_CONFIG"
+    python3 "$ROOT/scripts/cometbft_config.py" "$dir/node$i/config/config.toml" "${extra_cometbft[@]}"
   fi
   if is_kairos; then
     "$KAIROSD" --home "$dir/node$i/kairos" init >/dev/null

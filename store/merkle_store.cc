@@ -30,19 +30,13 @@
 #include "store/leveldb_env.h"
 #include "store/rebuild_cache.h"
 #include "store/records.h"
+#include "store/store_restore.h"
 #include "store/varint.h"
 
 namespace kairos::store {
 
 namespace {
 
-const std::string kLatestKey = "Mlatest";
-const std::string kFormatKey = "Mformat";
-// The on-disk layout. 1 (no marker): pages every version, P preimages, history-only V.
-// 2: changesets, checkpointed pages, every value in V with its key, leaf slots with versions.
-// 3: S records hold no version (the tree's leaf has it), so an update of an existing key
-//    writes no S record.
-constexpr int kFormatVersion = 3;
 
 // Fewer changes than this are hashed on one thread (a thread costs tens of microseconds).
 constexpr std::size_t kMinParallelHashes = 512;
@@ -53,8 +47,6 @@ double MillisSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-const std::string kEarliestKey = "Mearliest";
-const std::string kCommitInfoKey = "Mcommit_info";
 
 // The manifest CURRENT points to, or "".
 std::string CurrentManifest(const std::string& dir) {
@@ -219,7 +211,14 @@ Result<std::unique_ptr<MerkleStore>> MerkleStore::Open(const StoreOptions& optio
   }
 
   std::string value;
-  leveldb::Status ls = store->db_->Get(VerifiedRead(), kLatestKey, &value);
+  leveldb::Status ls = store->db_->Get(VerifiedRead(), kRestoringKey, &value);
+  if (ls.ok()) {
+    // A state sync restore stopped before it finished: what it wrote is not a state.
+    if (Status st = store->WipeAll(); !st.ok()) return st;
+  } else if (!ls.IsNotFound()) {
+    return FromLevelDb(ls, "reading the restore marker");
+  }
+  ls = store->db_->Get(VerifiedRead(), kLatestKey, &value);
   if (ls.IsNotFound()) return store;  // a new store: version 0, the empty tree
   if (!ls.ok()) return FromLevelDb(ls, "reading the latest version");
   {

@@ -50,6 +50,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -267,6 +268,33 @@ class MerkleStore final : public KvReader, private PageReader {
   // reopen finds one of the two, whole.
   Status Commit();
 
+  // State sync: restores a snapshot's leaves into this store, which must be empty
+  // (version() == 0, nothing staged), as version `version` with root `root` and the app's
+  // `commit_info`. Executor thread only, like Stage and Commit. BeginRestore writes (synced) a
+  // marker that makes any later Open wipe the database: a restore that does not finish leaves
+  // an empty store, never half a state. RestoreLeaves takes leaves in strictly increasing
+  // key-hash order (each call's after the last), already verified by the caller (a snapshot
+  // chunk's VerifyChunk): their values go to LevelDB in unsynced batches of a few MB (the V and
+  // S records), their hashes stay in memory (64 bytes a leaf). FinishRestore builds the tree's
+  // pages bottom-up from those hashes, checks that its root is `root` (else Corruption and the
+  // store stays empty), and writes the pages as a durable checkpoint at `version` with the root
+  // record and markers in one synced batch that also drops the marker: from then on the store
+  // is at `version`, as after a restart at a checkpoint (no version below it is kept).
+  // AbortRestore wipes what was written. InvalidArgument when misused (out of order, not
+  // empty, not begun).
+  struct RestoreLeaf {
+    Hash key_hash;
+    Hash leaf_hash;
+    std::string_view key;
+    std::string_view value;
+  };
+  Status BeginRestore(Version version, const Hash& root, std::string commit_info);
+  Status RestoreLeaves(std::span<const RestoreLeaf> leaves);
+  Status FinishRestore();
+  Status AbortRestore();
+  bool restoring() const { return restore_ != nullptr; }
+  struct Restore;  // a restore's state (store_restore.h, internal)
+
   // What the last Stage and Commit did, for benchmarks and logs (no effect on anything).
   struct BlockStats {
     double prune_ms = 0;               // Stage: finding what pruning deletes
@@ -439,6 +467,8 @@ class MerkleStore final : public KvReader, private PageReader {
                         std::optional<std::string> record) const;
   // The changeset of `version` as tree updates.
   Status ReadChangeset(Version version, std::vector<KeyUpdate>* out) const;
+  // Deletes every record (a restore that did not finish), in batches.
+  Status WipeAll();
   // Loads the durable checkpoint and replays the changesets up to the latest version (Open).
   Status Recover(Version latest);
   // Applies a committed (or replayed) version's tree change to the in-memory state; `shared`
@@ -460,6 +490,7 @@ class MerkleStore final : public KvReader, private PageReader {
   PruneCursors prune_cursors_;
   std::string commit_info_;
   std::unique_ptr<Staged> staged_;
+  std::unique_ptr<Restore> restore_;
   BlockStats stats_;
   // Set by a Commit that failed (its write, or its memory update): every later Stage and
   // Commit returns it.

@@ -35,6 +35,17 @@ inline constexpr char kValuePrefix = 'V';
 inline constexpr char kStatePrefix = 'S';
 inline constexpr char kStalePagePrefix = 'Y';  // on-disk pages a version replaced
 
+// The markers (M).
+inline const std::string kLatestKey = "Mlatest";
+inline const std::string kFormatKey = "Mformat";
+inline const std::string kEarliestKey = "Mearliest";
+inline const std::string kCommitInfoKey = "Mcommit_info";
+// The on-disk layout. 1 (no marker): pages every version, P preimages, history-only V.
+// 2: changesets, checkpointed pages, every value in V with its key, leaf slots with versions.
+// 3: S records hold no version (the tree's leaf has it), so an update of an existing key
+//    writes no S record.
+inline constexpr int kFormatVersion = 3;
+
 // Every read checks block checksums, so a corrupt table is reported, never served.
 inline leveldb::ReadOptions VerifiedRead() {
   leveldb::ReadOptions o;

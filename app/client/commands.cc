@@ -17,6 +17,7 @@
 #include "ante/context.h"
 #include "ante/tx.h"
 #include "app/client/bench_load.h"
+#include "app/client/snapshot_commands.h"
 #include "app/client/chain_queries.h"
 #include "app/client/cli_util.h"
 #include "app/client/config_commands.h"
@@ -472,6 +473,7 @@ void AddClientCommands(CLI::App& app, const std::string& home) {
   AddQueryCommands(app, home);
   AddGenesisCommands(app, home);
   AddBenchCommands(app, home);
+  AddSnapshotCommands(app, home);
 }
 
 }  // namespace kairos::client

@@ -1328,18 +1328,65 @@ TEST_CASE("ProcessProposal accepts a valid block and rejects one with an invalid
   for (const auto& r : res.tx_results()) CHECK(r.code() == 0);
 }
 
-TEST_CASE("the fixed answers: votes accepted, snapshots refused", "[kairos_app]") {
+TEST_CASE("the fixed answers: votes accepted; no snapshot without snapshots", "[kairos_app]") {
   Node node;
   KairosApp& app = node.Open();
   CHECK(app.VerifyVoteExtension({}).status() == pb::ResponseVerifyVoteExtension::ACCEPT);
   CHECK(app.ExtendVote({}).ByteSizeLong() == 0);
-  CHECK(app.OfferSnapshot({}).result() == pb::ResponseOfferSnapshot::REJECT);
+  CHECK(app.OfferSnapshot({}).result() == pb::ResponseOfferSnapshot::REJECT_FORMAT);  // format 0
   CHECK(app.ListSnapshots({}).snapshots_size() == 0);
   CHECK(app.LoadSnapshotChunk({}).chunk().empty());
   CHECK(app.ApplySnapshotChunk({}).result() == pb::ResponseApplySnapshotChunk::ABORT);
   CHECK(app.CheckTx({}).code() == app::kCodeTxDecode);  // an empty tx
   CHECK(app.InsertTx({}).code() != 0);
   CHECK(app.ReapTxs({}).txs_size() == 0);
+}
+
+TEST_CASE("a node restored from a snapshot answers and goes on as the node that took it",
+          "[kairos_app][statesync]") {
+  TempDir snapshots;
+  Node source;
+  source.options.state_sync.dir = snapshots.path();
+  source.options.state_sync.snapshot_interval = 3;
+  source.options.state_sync.chunk_bytes = 1024;
+  Start(source);
+  KairosApp& a = source.app();
+  Block(a, 2, {Send(kAlice, kBob, "7stake", 0, 0)});
+  Block(a, 3, {Send(kAlice, kBob, "5stake", 0, 1)});  // a snapshot of height 3 is taken
+  a.state_sync().WaitIdle();
+  const pb::ResponseListSnapshots list = a.ListSnapshots({});
+  REQUIRE(list.snapshots_size() == 1);
+  const pb::Snapshot& snap = list.snapshots(0);
+  CHECK(snap.height() == 3);
+  CHECK(snap.format() == store::kSnapshotFormat);
+  const std::string app_hash = a.last_app_hash();
+
+  Node joined;
+  KairosApp& b = joined.Open();
+  pb::RequestOfferSnapshot offer;
+  *offer.mutable_snapshot() = snap;
+  offer.set_app_hash(app_hash);
+  REQUIRE(b.OfferSnapshot(offer).result() == pb::ResponseOfferSnapshot::ACCEPT);
+  for (std::uint32_t i = 0; i < snap.chunks(); ++i) {
+    pb::RequestLoadSnapshotChunk load;
+    load.set_height(3);
+    load.set_format(snap.format());
+    load.set_chunk(i);
+    pb::RequestApplySnapshotChunk apply;
+    apply.set_index(i);
+    apply.set_chunk(a.LoadSnapshotChunk(load).chunk());
+    apply.set_sender("peer");
+    REQUIRE(b.ApplySnapshotChunk(apply).result() == pb::ResponseApplySnapshotChunk::ACCEPT);
+  }
+  // Info, a query, CheckTx and the next block as the source's.
+  CheckInfo(b, 3, app_hash);
+  CHECK(BalanceQuery(b, kBob.bech32, "stake").value() ==
+        BalanceQuery(a, kBob.bech32, "stake").value());
+  const std::string next = Send(kAlice, kBob, "1stake", 0, 2);
+  CHECK(CheckTx(b, next).code() == 0);
+  CHECK(CheckTx(b, Send(kAlice, kBob, "1stake", 0, 1)).code() == CheckTx(a, Send(kAlice, kBob, "1stake", 0, 1)).code());
+  CHECK(Block(b, 4, {next}) == Block(a, 4, {next}));
+  CheckInfo(joined.Open(), 4, a.last_app_hash());  // and after a restart
 }
 
 TEST_CASE("Commit without FinalizeBlock is harmless", "[kairos_app]") {

@@ -1,0 +1,259 @@
+// snapshot_bench: state sync snapshots of a MerkleStore (issue 24). A benchmark, not a test: it
+// prints figures, each beside its baseline measured in the same run.
+//
+//   snapshot_bench [--keys 1000000] [--block 10000] [--blocks 40] [--interval-ms 500]
+//                  [--chunk-mb 10] [--dir DIR]
+//
+// The store bench's workload: random 32-byte keys, 100-byte values. After the load (every key
+// written once, in blocks of 100k), it measures:
+//  1. block latency (Stage + Commit of --block updates) over --blocks blocks with no snapshot:
+//     the baseline; a block begins every --interval-ms (a chain's block interval: the node is
+//     idle in between, as a node is while consensus runs), or at once when the last took longer;
+//  2. a snapshot of the latest version written to files (app::SnapshotFiles::Write, on a thread
+//     of SCHED_IDLE priority as kairosd's writer) while the same number of blocks run: the snapshot's time
+//     and size on disk against the raw key and value bytes, and the blocks' latency during it;
+//  3. the restore of that snapshot from its files into an empty store, in a fresh process (so
+//     its peak memory is its own): every chunk's hash and proof checked, the tree built, the
+//     wall time, keys per second and peak memory (VmHWM: a spawned process's getrusage maxrss
+//     starts from its parent's).
+#include <pthread.h>
+#include <sched.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/state_sync.h"
+#include "store/merkle_store.h"
+
+extern char** environ;
+
+using namespace kairos;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Args {
+  std::int64_t keys = 1'000'000;
+  std::int64_t block = 10'000;
+  std::int64_t blocks = 40;
+  std::int64_t chunk_mb = 10;
+  std::int64_t interval_ms = 500;
+  std::string dir;
+  std::string restore_from;  // internal: the restore phase, in its own process
+  std::int64_t restore_height = 0;
+};
+
+Args Parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    const char* v = argv[i + 1];
+    if (k == "--keys") a.keys = std::atoll(v);
+    else if (k == "--block") a.block = std::atoll(v);
+    else if (k == "--blocks") a.blocks = std::atoll(v);
+    else if (k == "--chunk-mb") a.chunk_mb = std::atoll(v);
+    else if (k == "--interval-ms") a.interval_ms = std::atoll(v);
+    else if (k == "--dir") a.dir = v;
+    else if (k == "--restore-from") a.restore_from = v;
+    else if (k == "--restore-height") a.restore_height = std::atoll(v);
+    else {
+      std::fprintf(stderr,
+                   "usage: snapshot_bench [--keys N] [--block N] [--blocks N] [--interval-ms N] "
+                   "[--chunk-mb N] [--dir DIR]\n");
+      std::exit(2);
+    }
+  }
+  if (a.dir.empty()) a.dir = (fs::temp_directory_path() / "kairos-snapshot-bench").string();
+  return a;
+}
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * v.size()))];
+}
+
+std::uint64_t DirBytes(const std::string& dir) {
+  std::uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+    if (e.is_regular_file(ec)) total += e.file_size(ec);
+  }
+  return total;
+}
+
+store::StoreOptions Options(const std::string& dir) {
+  store::StoreOptions o;
+  o.dir = dir;
+  return o;
+}
+
+void Die(const std::string& what, const Status& s) {
+  std::fprintf(stderr, "%s: %s\n", what.c_str(), s.ToString().c_str());
+  std::exit(1);
+}
+
+std::string RandomBytes(std::mt19937_64& rng, std::size_t n) {
+  std::string s(n, '\0');
+  for (std::size_t i = 0; i < n; i += 8) {
+    const std::uint64_t r = rng();
+    std::memcpy(s.data() + i, &r, std::min<std::size_t>(8, n - i));
+  }
+  return s;
+}
+
+// This process's peak resident memory (VmHWM), in MB.
+double PeakMb() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;
+  }
+  return 0;
+}
+
+// The restore phase (its own process): prints one line the parent passes on.
+int RunRestore(const Args& a) {
+  app::SnapshotFiles files(a.restore_from);
+  if (Status s = files.Init(); !s.ok()) Die("snapshot files", s);
+  const auto list = files.List();
+  if (list.empty()) Die("restore", Status::NotFound("no snapshot in " + a.restore_from));
+  store::SnapshotManifest m;
+  if (Status s = store::SnapshotManifest::Decode(list[0].metadata, &m); !s.ok()) Die("manifest", s);
+  const std::string target = a.dir + "/restored";
+  fs::remove_all(target);
+  auto db = store::MerkleStore::Open(Options(target));
+  if (!db.ok()) Die("open", db.status());
+  const auto t0 = Clock::now();
+  if (Status s = app::RestoreSnapshot(db->get(), m, [&](std::uint32_t i) {
+        return files.LoadChunk(list[0].height, store::kSnapshotFormat, i);
+      });
+      !s.ok()) {
+    Die("restore", s);
+  }
+  const double secs = Seconds(Clock::now() - t0);
+  if ((*db)->root_hash() != m.root) Die("restore", Status::Corruption("root differs"));
+  std::printf("restore: %llu keys in %.1f s = %.0f keys/s, peak memory %.0f MB, store on disk "
+              "%.0f MB\n",
+              static_cast<unsigned long long>(m.leaves), secs, m.leaves / secs, PeakMb(),
+              DirBytes(target) / 1048576.0);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = Parse(argc, argv);
+  if (!a.restore_from.empty()) return RunRestore(a);
+  fs::remove_all(a.dir);
+  fs::create_directories(a.dir);
+  auto opened = store::MerkleStore::Open(Options(a.dir + "/source"));
+  if (!opened.ok()) Die("open", opened.status());
+  store::MerkleStore& db = **opened;
+  std::mt19937_64 rng(42);
+  std::vector<std::string> keys;
+  keys.reserve(static_cast<std::size_t>(a.keys));
+  store::Version v = 0;
+  const auto load_start = Clock::now();
+  for (std::int64_t done = 0; done < a.keys;) {
+    store::ChangeSet c;
+    for (std::int64_t i = 0; i < 100'000 && done < a.keys; ++i, ++done) {
+      keys.push_back(RandomBytes(rng, 32));
+      c[keys.back()] = RandomBytes(rng, 100);
+    }
+    if (auto r = db.Stage(++v, c); !r.ok()) Die("stage", r.status());
+    if (Status s = db.Commit(); !s.ok()) Die("commit", s);
+  }
+  std::printf("load: %lld keys in %.1f s\n", static_cast<long long>(a.keys),
+              Seconds(Clock::now() - load_start));
+
+  const auto run_blocks = [&](std::int64_t n, const std::atomic<bool>* until_done) {
+    std::vector<double> ms;
+    for (std::int64_t b = 0; b < n || (until_done != nullptr && !*until_done); ++b) {
+      store::ChangeSet c;
+      for (std::int64_t i = 0; i < a.block; ++i) {
+        c[keys[rng() % keys.size()]] = RandomBytes(rng, 100);
+      }
+      const auto t0 = Clock::now();
+      if (auto r = db.Stage(++v, c); !r.ok()) Die("stage", r.status());
+      if (Status s = db.Commit(); !s.ok()) Die("commit", s);
+      ms.push_back(Seconds(Clock::now() - t0) * 1000);
+      std::this_thread::sleep_until(t0 + std::chrono::milliseconds(a.interval_ms));
+    }
+    return ms;
+  };
+  const std::vector<double> base = run_blocks(a.blocks, nullptr);
+
+  // The snapshot, written as kairosd's writer does, while blocks go on.
+  const std::string snap_dir = a.dir + "/snapshots";
+  app::SnapshotFiles files(snap_dir);
+  if (Status s = files.Init(); !s.ok()) Die("snapshot files", s);
+  auto view = db.View();
+  if (!view.ok()) Die("view", view.status());
+  std::atomic<bool> done{false};
+  double snap_secs = 0;
+  Status snap_status;
+  std::thread writer([&] {
+    app::LowerToIdlePriority();
+    const auto t0 = Clock::now();
+    auto w = files.Write(**view, static_cast<std::size_t>(a.chunk_mb) << 20);
+    snap_secs = Seconds(Clock::now() - t0);
+    if (!w.ok()) snap_status = w.status();
+    done = true;
+  });
+  const std::vector<double> during = run_blocks(a.blocks, &done);
+  writer.join();
+  if (!snap_status.ok()) Die("snapshot", snap_status);
+  view->reset();
+  const auto list = files.List();
+  store::SnapshotManifest m;
+  if (Status s = store::SnapshotManifest::Decode(list.at(0).metadata, &m); !s.ok()) {
+    Die("manifest", s);
+  }
+  std::printf("snapshot: %llu keys, %u chunks in %.1f s; %.0f MB on disk for %.0f MB of keys "
+              "and values (%.2fx)\n",
+              static_cast<unsigned long long>(m.leaves), list[0].chunks, snap_secs,
+              DirBytes(snap_dir) / 1048576.0, m.raw_bytes / 1048576.0,
+              static_cast<double>(DirBytes(snap_dir)) / static_cast<double>(m.raw_bytes));
+  std::printf("blocks of %lld updates, without a snapshot: %zu blocks, p50 %.1f ms, p99 %.1f ms\n",
+              static_cast<long long>(a.block), base.size(), Percentile(base, 0.5),
+              Percentile(base, 0.99));
+  std::printf("blocks of %lld updates, while a snapshot is written: %zu blocks, p50 %.1f ms, "
+              "p99 %.1f ms (p99 %+.0f%%)\n",
+              static_cast<long long>(a.block), during.size(), Percentile(during, 0.5),
+              Percentile(during, 0.99),
+              100.0 * (Percentile(during, 0.99) / Percentile(base, 0.99) - 1));
+  std::fflush(stdout);
+  opened->reset();
+
+  // The restore, in a process of its own.
+  std::string self = fs::read_symlink("/proc/self/exe").string();
+  std::vector<std::string> args = {self, "--dir", a.dir, "--restore-from", snap_dir};
+  std::vector<char*> argv2;
+  for (auto& s : args) argv2.push_back(s.data());
+  argv2.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv2.data(), environ) != 0) {
+    Die("spawn", Status::IOError("cannot start the restore"));
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
