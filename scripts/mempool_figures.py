@@ -29,7 +29,8 @@ import test_mempool_flood  # noqa: E402
 
 def flood():
     with harness.Node("fig-flood", kairos_log_level="info") as node:
-        good, bad, late = test_mempool_flood.setup_flood(node)
+        # 25 s before block 1 (the test's STALL is shorter): room for a slower kairosd's CheckTx.
+        good, bad, late = test_mempool_flood.setup_flood(node, stall="25s")
         node.start()
         node.rpc_eventually("status", timeout=30)
         honest_codes = {}

@@ -34,6 +34,7 @@ if any failed.
 import base64
 import concurrent.futures
 import ctypes
+import fcntl
 import hashlib
 import http.client
 import json
@@ -162,9 +163,42 @@ def _ephemeral_low():
         return 32768
 
 
+# Ports this process picked, and the file whose byte ranges reserve them against other e2e tests
+# running at the same time (ctest runs the e2e tests that are not RUN_SERIAL two at a time): byte
+# p of the file stands for port p, held by a POSIX record lock (fcntl.lockf) until this process
+# exits. The lock alone does not guard against this process's own picks (record locks never
+# conflict within one process), hence the set. The file stays open for the process's life: closing
+# any descriptor of it would drop every lock.
+_ports_reserved_here = set()
+_ports_lock_file = None
+
+
+def _reserve_ports(base, n):
+    """Reserves base..base+n-1 for this process unless this or another e2e process holds any of
+    them. True if it did."""
+    global _ports_lock_file
+    if not _ports_reserved_here.isdisjoint(range(base, base + n)):
+        return False
+    if _ports_lock_file is None:
+        _ports_lock_file = open(os.path.join(tempfile.gettempdir(), "kairos-e2e-ports.lock"), "a")
+    try:
+        fcntl.lockf(_ports_lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB, n, base, os.SEEK_SET)
+    except OSError:  # another e2e test holds some of them
+        return False
+    _ports_reserved_here.update(range(base, base + n))
+    return True
+
+
+def _release_ports(base, n):
+    fcntl.lockf(_ports_lock_file, fcntl.LOCK_UN, n, base, os.SEEK_SET)
+    _ports_reserved_here.difference_update(range(base, base + n))
+
+
 def free_port_run(n, low=10000):
     """The first of n consecutive TCP ports, all free on 127.0.0.1 and all below the kernel's
-    ephemeral range (a random start, checked by binding every port)."""
+    ephemeral range (a random start, checked by binding every port), and reserved for this
+    process: no other pick of this process or of another e2e test running at the same time gets
+    any of them, even before the processes they are meant for bind them."""
     import random
     high = _ephemeral_low() - n
     if high <= low:  # an odd ip_local_port_range: fall back to the whole unprivileged range
@@ -172,6 +206,8 @@ def free_port_run(n, low=10000):
     rng = random.Random()
     for _ in range(200):
         base = rng.randrange(low, high)
+        if not _reserve_ports(base, n):
+            continue
         socks = []
         try:
             for p in range(base, base + n):
@@ -180,6 +216,7 @@ def free_port_run(n, low=10000):
                 s.bind(("127.0.0.1", p))
             return base
         except OSError:
+            _release_ports(base, n)
             continue
         finally:
             for s in socks:
