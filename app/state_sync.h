@@ -14,6 +14,7 @@
 // state are the executor's; List and LoadChunk may run on any thread.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
@@ -64,8 +65,10 @@ class SnapshotFiles {
   Result<std::string> LoadChunk(std::uint64_t height, std::uint32_t format,
                                 std::uint32_t index) const;
   // Writes a snapshot of `view` (a view of the latest version, made right after its commit)
-  // and lists it. InvalidArgument when one of that height exists.
-  Result<Listed> Write(const store::StoreView& view, std::size_t chunk_bytes);
+  // and lists it. InvalidArgument when one of that height exists; IOError when `cancel` (may be
+  // null) is set before the last chunk.
+  Result<Listed> Write(const store::StoreView& view, std::size_t chunk_bytes,
+                       const std::atomic<bool>* cancel = nullptr);
   // Adds a snapshot from elsewhere (`kairosd snapshots load`): its manifest and each chunk in
   // order from `chunk` (REQUIRES: already checked by the caller). InvalidArgument when one of
   // that height exists.
@@ -90,9 +93,8 @@ class SnapshotFiles {
   std::vector<Listed> listed_;  // newest first
 };
 
-// Moves the calling thread to SCHED_IDLE (it runs only when no other thread wants the CPU),
-// else to nice +19: where kairosd writes snapshots, beside blocks.
-void LowerToIdlePriority();
+// Moves the calling thread to nice +19, where kairosd writes snapshots beside blocks.
+void LowerToLowestPriority();
 
 // Checks every chunk of a snapshot, in order, against its manifest: its bytes' hash, then its
 // proof against the manifest's root (store::VerifyChunk); hands each verified chunk to `visit`
@@ -134,8 +136,8 @@ class StateSync {
 
  private:
   void WriterLoop();
-  // Drops a restore in progress (its records are wiped).
-  void AbortRestore(const char* why);
+  // Drops a restore in progress (its records are wiped); false when the wipe failed.
+  bool AbortRestore(const char* why);
 
   store::MerkleStore* store_;
   const StateSyncOptions options_;
@@ -147,11 +149,16 @@ class StateSync {
   std::shared_ptr<const store::StoreView> job_;
   bool writing_ = false;
   bool stopping_ = false;
+  std::atomic<bool> cancel_{false};
   std::thread writer_;
 
   // The restore in progress.
   struct Restore {
     store::SnapshotManifest manifest;
+    std::uint32_t count = 0;  // chunks
+    // The offered state is already the store's (restored, but CometBFT had not recorded it
+    // when the process stopped): chunks are accepted, nothing is written.
+    bool already_restored = false;
     std::uint32_t next = 0;  // the chunk expected next
     std::optional<store::LeafPath> previous_last;
   };

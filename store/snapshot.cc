@@ -417,6 +417,10 @@ Status VerifyBody(std::string_view chunk, const Hash& root, Version version,
   std::vector<PathStep> first_steps, last_steps;
   if (Status s = ReadPath(&in, "first", &first_steps); !s.ok()) return s;
   if (Status s = ReadPath(&in, "last", &last_steps); !s.ok()) return s;
+  if (n > kMaxSnapshotChunkLeaves) {
+    return Status::InvalidArgument("its leaf count " + std::to_string(n) + " is more than " +
+                                   std::to_string(kMaxSnapshotChunkLeaves));
+  }
   if (n > in.size() / 2) {  // a leaf takes at least two bytes
     return Status::InvalidArgument("its leaf count " + std::to_string(n) + " is more than its " +
                                    std::to_string(in.size()) + " remaining bytes can hold");

@@ -42,6 +42,9 @@ inline constexpr std::size_t kMaxSnapshotChunkBytes = (16u << 20) - (64u << 10);
 // values pass chunk_bytes (at most kMaxSnapshotChunkBytes), and one leaf may pass it by its own
 // size (bounded by the chain's value limit, far below this).
 inline constexpr std::size_t kMaxSnapshotChunkBodyBytes = 64u << 20;
+// The most leaves a chunk may hold (the writer cuts there too): what a restore allocates for one
+// chunk before its proof is checked stays bounded (~200 MB), whatever count a chunk claims.
+inline constexpr std::uint64_t kMaxSnapshotChunkLeaves = 1u << 21;
 
 // Accumulates one chunk's leaves (in key-hash order) and encodes it.
 class ChunkBuilder {

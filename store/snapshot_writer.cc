@@ -50,7 +50,8 @@ Status WriteSnapshot(const StoreView& view, std::size_t chunk_bytes, const Chunk
     const std::size_t bytes = leaf.key.size() + leaf.value.size();
     // Cut before the leaf that would pass chunk_bytes: a chunk passes it only when one leaf
     // alone does.
-    if (chunk && chunk->raw_bytes() + bytes > chunk_bytes) {
+    if (chunk && (chunk->raw_bytes() + bytes > chunk_bytes ||
+                  chunk->leaves() == kMaxSnapshotChunkLeaves)) {
       if (Status s = close(); !s.ok()) return s;
     }
     if (!chunk) {

@@ -65,6 +65,18 @@ Status MerkleStore::BeginRestore(Version version, const Hash& root, std::string 
                                    "one is at version " + std::to_string(latest_.version) + ")");
   }
   if (version <= 0) return Status::InvalidArgument("a restored version must be positive");
+  {
+    // Nothing may lie under the restore: an unfinished one is wiped first (AbortRestore, or
+    // Open), and a wipe that failed leaves its marker.
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(VerifiedRead()));
+    it->SeekToFirst();
+    if (it->Valid()) {
+      return Status::InvalidArgument("a snapshot can only be restored into an empty store: this "
+                                     "one holds records (an unfinished restore that could not "
+                                     "be wiped?)");
+    }
+    if (!it->status().ok()) return FromLevelDb(it->status(), "checking the store is empty");
+  }
   leveldb::WriteBatch marker;
   std::string v;
   AppendBigEndian64(static_cast<std::uint64_t>(version), &v);
@@ -99,7 +111,7 @@ Status MerkleStore::RestoreLeaves(std::span<const RestoreLeaf> leaves) {
     AppendStateKey(leaf.key, &key);
     r.batch.Put(key, leveldb::Slice());
     if (r.batch.ApproximateSize() >= kRestoreBatchBytes) {
-      if (Status s = WriteBatch(db_.get(), &r.batch, false, "writing restored values");
+      if (Status s = WriteBatch(db_.get(), &r.batch, true, "writing restored values");
           !s.ok()) {
         return s;
       }
@@ -126,7 +138,7 @@ Status MerkleStore::FinishRestore() {
     r.batch.Put(page_key, page_bytes);
     ++pages;
     if (r.batch.ApproximateSize() >= kRestoreBatchBytes) {
-      failed = WriteBatch(db_.get(), &r.batch, false, "writing restored pages");
+      failed = WriteBatch(db_.get(), &r.batch, true, "writing restored pages");
     }
   };
   if (r.leaves.size() == 1) {
@@ -153,8 +165,9 @@ Status MerkleStore::FinishRestore() {
   r.batch.Put(kCommitInfoKey, r.commit_info);
   r.batch.Put(kFormatKey, std::to_string(kFormatVersion));
   r.batch.Delete(kRestoringKey);
-  // Everything before this batch was written unsynced; a synced write makes the log, and so
-  // every earlier write, durable before the marker goes (LevelDB's log is one sequence).
+  // Every batch is synced: a synced write makes only the current log durable, and a memtable
+  // switch in between starts a new log without syncing the old one, so an earlier unsynced
+  // batch could be lost in a power cut while this one, which drops the marker, survives.
   if (Status s = WriteBatch(db_.get(), &r.batch, true, "finishing a restore"); !s.ok()) {
     return s;
   }
@@ -167,6 +180,15 @@ Status MerkleStore::FinishRestore() {
     earliest_ = version;
     commit_info_ = std::move(r.commit_info);
     prune_cursors_ = PruneCursors{};
+  }
+  {
+    // What reads cached before the restore (an absent key, while the store was empty) is
+    // no longer true.
+    std::lock_guard lock(value_mu_);
+    values_.clear();
+    values_by_hash_.clear();
+    value_lru_.clear();
+    value_cache_used_ = 0;
   }
   restore_.reset();
   return Status::OK();
@@ -185,7 +207,7 @@ Status MerkleStore::WipeAll() {
     if (it->key() == leveldb::Slice(kRestoringKey)) continue;  // last, once the rest is gone
     batch.Delete(it->key());
     if (batch.ApproximateSize() >= kRestoreBatchBytes) {
-      if (Status s = WriteBatch(db_.get(), &batch, false, "wiping an unfinished restore");
+      if (Status s = WriteBatch(db_.get(), &batch, true, "wiping an unfinished restore");
           !s.ok()) {
         return s;
       }

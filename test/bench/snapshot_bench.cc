@@ -10,7 +10,7 @@
 //     the baseline; a block begins every --interval-ms (a chain's block interval: the node is
 //     idle in between, as a node is while consensus runs), or at once when the last took longer;
 //  2. a snapshot of the latest version written to files (app::SnapshotFiles::Write, on a thread
-//     of SCHED_IDLE priority as kairosd's writer) while the same number of blocks run: the snapshot's time
+//     at nice +19 as kairosd's writer) while the same number of blocks run: the snapshot's time
 //     and size on disk against the raw key and value bytes, and the blocks' latency during it;
 //  3. the restore of that snapshot from its files into an empty store, in a fresh process (so
 //     its peak memory is its own): every chunk's hash and proof checked, the tree built, the
@@ -211,7 +211,7 @@ int main(int argc, char** argv) {
   double snap_secs = 0;
   Status snap_status;
   std::thread writer([&] {
-    app::LowerToIdlePriority();
+    app::LowerToLowestPriority();
     const auto t0 = Clock::now();
     auto w = files.Write(**view, static_cast<std::size_t>(a.chunk_mb) << 20);
     snap_secs = Seconds(Clock::now() - t0);

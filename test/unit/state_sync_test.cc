@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "app/state_sync.h"
+#include "store/big_endian.h"
 #include "store/merkle_store.h"
 #include "store/snapshot.h"
 #include "store/snapshot_writer.h"
@@ -45,8 +46,15 @@ StoreOptions Options(const std::string& dir) {
   return o;
 }
 
-// `keys` keys over three versions (inserts, overwrites, deletes); the last version's commit
-// info names it.
+// The app's commit info: an 8-byte block time (here the version).
+std::string InfoOf(Version v) {
+  std::string out;
+  kairos::AppendBigEndian64(static_cast<std::uint64_t>(v), &out);
+  return out;
+}
+
+// `keys` keys over three versions (inserts, overwrites, deletes); each version's commit info
+// names it.
 void Fill(MerkleStore* s, int keys) {
   std::mt19937_64 rng(static_cast<std::uint64_t>(keys) * 31 + 7);
   for (Version v = 1; v <= 3; ++v) {
@@ -59,7 +67,7 @@ void Fill(MerkleStore* s, int keys) {
         c[key] = std::nullopt;
       }
     }
-    REQUIRE(s->Stage(v, c, "info " + std::to_string(v)).ok());
+    REQUIRE(s->Stage(v, c, InfoOf(v)).ok());
     REQUIRE(s->Commit().ok());
   }
 }
@@ -133,7 +141,7 @@ TEST_CASE("a snapshot restores into an empty store, which goes on as the source"
   const Snapshot snap = Take(*source, chunk_bytes);
   CHECK(snap.manifest.version == 3);
   CHECK(snap.manifest.root == source->root_hash());
-  CHECK(snap.manifest.commit_info == "info 3");
+  CHECK(snap.manifest.commit_info == InfoOf(3));
   if (keys >= 1500 && chunk_bytes == 1024) CHECK(snap.chunks.size() > 20);
   SnapshotManifest decoded;
   REQUIRE(SnapshotManifest::Decode(snap.manifest.Encode(), &decoded).ok());
@@ -141,10 +149,16 @@ TEST_CASE("a snapshot restores into an empty store, which goes on as the source"
 
   {
     auto target = OpenStore(Options(dir / "target"));
+    // Reads of the empty store cache "absent": the restore must not leave that behind.
+    std::string before;
+    REQUIRE(target->Get("key/0", &before).IsNotFound());
     Restore(snap, target.get());
+    std::string after, expected;
+    CHECK(target->Get("key/0", &after).ok() == source->Get("key/0", &expected).ok());
+    CHECK(after == expected);
     CHECK(target->version() == 3);
     CHECK(target->root_hash() == source->root_hash());
-    CHECK(target->commit_info() == "info 3");
+    CHECK(target->commit_info() == InfoOf(3));
   }
   // Reopened: the same version, keys, values and root; then the same next block on both.
   auto target = OpenStore(Options(dir / "target"));
@@ -373,8 +387,13 @@ TEST_CASE("StateSync answers OfferSnapshot and ApplySnapshotChunk with CometBFT'
     req.mutable_snapshot()->set_height(4);
     CHECK(sync.Offer(req).result() == Offer::REJECT);
     CHECK(sync.Offer(offer_of("garbage")).result() == Offer::REJECT);
-    kairos::app::StateSync full(source.get(), {});
-    CHECK(full.Offer(offer_of(metadata)).result() == Offer::ABORT);  // it has state
+    auto other = OpenStore(Options(dir / "other"));
+    Fill(other.get(), 10);  // height 3 too, another state
+    kairos::app::StateSync full(other.get(), {});
+    CHECK(full.Offer(offer_of(metadata)).result() == Offer::ABORT);
+    SnapshotManifest odd = snap.manifest;
+    odd.commit_info = "7 bytes";  // not a block time: the restored node could not load it
+    CHECK(sync.Offer(offer_of(odd.Encode())).result() == Offer::REJECT);
     CHECK(sync.Apply(chunk_req(0, snap.chunks[0], "p"), &restored).result() == Apply::ABORT);
   }
   SECTION("a bad sender's chunk is fetched again, and the restore completes") {
@@ -396,6 +415,17 @@ TEST_CASE("StateSync answers OfferSnapshot and ApplySnapshotChunk with CometBFT'
       REQUIRE(res.result() == Apply::ACCEPT);
       CHECK(restored == (i + 1 == snap.chunks.size()));
     }
+    CHECK(target->version() == 3);
+    CHECK(target->root_hash() == source->root_hash());
+    // The process stops before CometBFT records the state; state sync offers it again: it is
+    // accepted, and its chunks acknowledged without writing.
+    kairos::app::StateSync again(target.get(), {});
+    REQUIRE(again.Offer(offer_of(metadata)).result() == Offer::ACCEPT);
+    restored = false;
+    for (std::uint32_t i = 0; i < snap.chunks.size(); ++i) {
+      REQUIRE(again.Apply(chunk_req(i, "", "peer"), &restored).result() == Apply::ACCEPT);
+    }
+    CHECK(restored);
     CHECK(target->version() == 3);
     CHECK(target->root_hash() == source->root_hash());
   }
