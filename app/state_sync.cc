@@ -294,13 +294,8 @@ Status RestoreSnapshot(store::MerkleStore* store, const store::SnapshotManifest&
       !s.ok()) {
     return s;
   }
-  std::vector<store::MerkleStore::RestoreLeaf> leaves;
   Status s = VerifySnapshotChunks(manifest, chunk, [&](const store::VerifiedChunk& c) {
-    leaves.clear();
-    for (const store::VerifiedLeaf& l : c.leaves) {
-      leaves.push_back({l.key_hash, l.leaf_hash, l.key, l.value});
-    }
-    return store->RestoreLeaves(leaves);
+    return store->RestoreLeaves(c.leaves);
   });
   if (s.ok()) s = store->FinishRestore();
   if (!s.ok()) {
@@ -574,12 +569,7 @@ pb::ResponseApplySnapshotChunk StateSync::Apply(const pb::RequestApplySnapshotCh
     if (!req.sender().empty()) res.add_reject_senders(req.sender());
     return res;
   }
-  std::vector<store::MerkleStore::RestoreLeaf> leaves;
-  leaves.reserve(chunk.leaves.size());
-  for (const store::VerifiedLeaf& l : chunk.leaves) {
-    leaves.push_back({l.key_hash, l.leaf_hash, l.key, l.value});
-  }
-  if (s = store_->RestoreLeaves(leaves); !s.ok()) {
+  if (s = store_->RestoreLeaves(chunk.leaves); !s.ok()) {
     Log()->error("state sync: writing chunk {}: {}", req.index(), s.ToString());
     AbortRestore("the store refused its leaves");
     res.set_result(R::ABORT);

@@ -61,6 +61,7 @@
 #include "store/kv.h"
 #include "store/seeded_hash.h"
 #include "store/smt.h"
+#include "store/snapshot.h"
 
 namespace leveldb {
 class DB;
@@ -282,12 +283,8 @@ class MerkleStore final : public KvReader, private PageReader {
   // is at `version`, as after a restart at a checkpoint (no version below it is kept).
   // AbortRestore wipes what was written. InvalidArgument when misused (out of order, not
   // empty, not begun).
-  struct RestoreLeaf {
-    Hash key_hash;
-    Hash leaf_hash;
-    std::string_view key;
-    std::string_view value;
-  };
+  // A verified chunk's leaf (store/snapshot.h): restored as VerifyChunk returns it.
+  using RestoreLeaf = VerifiedLeaf;
   Status BeginRestore(Version version, const Hash& root, std::string commit_info);
   Status RestoreLeaves(std::span<const RestoreLeaf> leaves);
   Status FinishRestore();
