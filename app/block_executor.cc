@@ -74,6 +74,7 @@ std::optional<KairosApp::ProposalFault> KairosApp::CheckProposal(
 }
 
 pb::ResponsePrepareProposal KairosApp::PrepareProposal(const pb::RequestPrepareProposal& req) {
+  const BlockWork work(&state_sync_->block_gate());  // a snapshot being written waits
   // The block comes from the app mempool, by priority, each sender's txs in sequence order,
   // not from req.txs' order. A tx of req.txs the pool does not hold (kairosd restarted while
   // CometBFT kept its mempool) is judged and added first, so it is not lost.
@@ -94,6 +95,7 @@ pb::ResponsePrepareProposal KairosApp::PrepareProposal(const pb::RequestPrepareP
 }
 
 pb::ResponseProcessProposal KairosApp::ProcessProposal(const pb::RequestProcessProposal& req) {
+  const BlockWork work(&state_sync_->block_gate());  // a snapshot being written waits
   pb::ResponseProcessProposal res;
   if (auto fault = CheckProposal(req.txs(), req.height(), UnixNanosOf(req.time()))) {
     Log()->warn("ProcessProposal {}: REJECT, tx {} of {}: {}", req.height(), fault->index,
@@ -155,6 +157,8 @@ void KairosApp::MarkIndexedEvents(pb::ResponseFinalizeBlock* res) const {
 
 pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBlock& req) {
   block_started_ = std::chrono::steady_clock::now();
+  // A snapshot being written waits from here to the end of Commit.
+  state_sync_->block_gate().Close();
   const std::int64_t last = store_->version();
   const std::int64_t expected = last == 0 ? initial_height_ : last + 1;
   // abci-cli leaves height unset; a node always sets it.
@@ -269,6 +273,7 @@ pb::ResponseCommit KairosApp::Commit(const pb::RequestCommit&) {
   if (staged_height_ == 0) {
     Log()->warn("Commit without a finalized block: nothing to commit at height {}",
                 store_->version());
+    state_sync_->block_gate().Open();
     return {};
   }
   const auto commit_started = std::chrono::steady_clock::now();
@@ -309,6 +314,7 @@ pb::ResponseCommit KairosApp::Commit(const pb::RequestCommit&) {
                       .count();
   Log()->info("committed block {}: {} txs ({} failed), app hash {}, {:.1f} ms", store_->version(),
               staged_txs_, staged_failed_, HexEncode(last_app_hash(), true), ms);
+  state_sync_->block_gate().Open();
   return {};  // retain_height 0: CometBFT keeps every block
 }
 

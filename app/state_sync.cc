@@ -199,20 +199,25 @@ Result<SnapshotFiles::Listed> SnapshotFiles::WriteDirectory(
 
 Result<SnapshotFiles::Listed> SnapshotFiles::Write(const store::StoreView& view,
                                                    std::size_t chunk_bytes,
-                                                   const std::atomic<bool>* cancel) {
+                                                   const std::atomic<bool>* cancel,
+                                                   const BlockGate* gate) {
   return WriteDirectory(
       static_cast<std::uint64_t>(view.version()),
       [&](const fs::path& dir) -> Result<std::string> {
         store::SnapshotManifest manifest;
+        GateWaiter waiter(gate, kSnapshotMaxWaitShare);
         const Status s = store::WriteSnapshot(
             view, chunk_bytes,
             [&](std::uint32_t index, std::string_view chunk) {
-              if (cancel != nullptr && cancel->load()) {
-                return Status::IOError("cancelled: the node is stopping");
-              }
               return WriteFileSynced(dir / ChunkFileName(index), chunk);
             },
-            &manifest);
+            &manifest, [&]() -> Status {
+              waiter.Wait(cancel);
+              if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+                return Status::IOError("cancelled: the node is stopping");
+              }
+              return Status::OK();
+            });
         if (!s.ok()) return s;
         return manifest.Encode();
       });
@@ -314,7 +319,7 @@ StateSync::StateSync(store::MerkleStore* store, StateSyncOptions options)
 }
 
 StateSync::~StateSync() {
-  cancel_ = true;  // a snapshot being written stops at its next chunk
+  cancel_ = true;  // a snapshot being written stops at its next leaf
   {
     std::lock_guard lock(writer_mu_);
     stopping_ = true;
@@ -375,7 +380,8 @@ void StateSync::WriterLoop() {
     writing_ = true;
     lock.unlock();
     const auto started = std::chrono::steady_clock::now();
-    Result<SnapshotFiles::Listed> written = files_->Write(*view, options_.chunk_bytes, &cancel_);
+    Result<SnapshotFiles::Listed> written =
+        files_->Write(*view, options_.chunk_bytes, &cancel_, &gate_);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     view.reset();  // unpins the version

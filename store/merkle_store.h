@@ -162,6 +162,10 @@ struct StoreLeaf {
 // Called once per leaf; a non-OK status ends the walk, which returns it (a caller that wants
 // to stop early returns a status of its own and recognises it).
 using LeafVisitor = std::function<Status(const StoreLeaf&)>;
+// During a walk (StoreView::ForEachLeafWithPaths): the authenticated path of a leaf of the
+// walked version, looked up in the walk's own tree. Corruption when the key hash has no leaf.
+using WalkPathOf = std::function<Status(const Hash& key_hash, LeafPath* path)>;
+using LeafPathVisitor = std::function<Status(const StoreLeaf&, const WalkPathOf&)>;
 // Leaves a walk collects per step: under the view lock when the tree is in memory, so a commit
 // waits for one step's walk at most (a few hundred leaves, their pages mostly in memory).
 inline constexpr std::size_t kStoreWalkBatch = 256;
@@ -206,6 +210,11 @@ class StoreView final : public KvReader, public std::enable_shared_from_this<Sto
   // export, or a state sync snapshot streamed leaf by leaf (the order lets key-hash ranges be
   // cut into chunks).
   Status ForEachLeaf(const LeafVisitor& visit, const Hash& from = kEmptyHash) const;
+  // As ForEachLeaf; each visit may also ask for the path of any leaf of the version (the
+  // snapshot writer proves each chunk's first and last leaf). The path comes from the tree the
+  // walk walks: a version that left memory is rebuilt once for the walk and its proofs, where
+  // a Prove would rebuild it a second time (the walk keeps its rebuild until it ends).
+  Status ForEachLeafWithPaths(const LeafPathVisitor& visit, const Hash& from = kEmptyHash) const;
 
  private:
   friend class MerkleStore;
@@ -428,8 +437,13 @@ class MerkleStore final : public KvReader, private PageReader {
   // The key and value of a leaf slot (leaf hash, key hash, value version), as ReadProofLeaf.
   Status ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* snapshot, std::string* key,
                        std::string* value) const;
-  // StoreView::ForEachLeaf.
-  Status WalkLeaves(const StoreView& view, Hash from, const LeafVisitor& visit) const;
+  // StoreView::ForEachLeafWithPaths (and ForEachLeaf).
+  Status WalkLeaves(const StoreView& view, Hash from, const LeafPathVisitor& visit) const;
+  // ViewLookup's search: in the in-memory tree when the version is there, else in `*rebuilt`
+  // (rebuilt first when null; the caller keeps it for its next lookups or offers it to the
+  // rebuild cache).
+  Status LookupIn(const StoreView& view, const Hash& key_hash,
+                  std::unique_ptr<Reconstruction>* rebuilt, TreeLookup* out) const;
   // Whether the tree of `version` is in memory: the latest, or one whose later versions'
   // replaced pages are all still in recent_. REQUIRES: view_mu_ held.
   bool InMemory(Version version) const;

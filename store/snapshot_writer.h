@@ -14,6 +14,10 @@ namespace kairos::store {
 
 // Called once per chunk, in order; a non-OK status ends the write, which returns it.
 using ChunkSink = std::function<Status(std::uint32_t index, std::string_view chunk)>;
+// Called between the writer's units of work (before each leaf, and before each chunk is
+// proven, compressed and handed to the sink): may block, to keep the write off the CPU while
+// the node works on a block (app::BlockGate); a non-OK status (cancelled) ends the write.
+using WritePause = std::function<Status()>;
 
 // The largest chunk_bytes: with one leaf of the largest value a chain may set beside it, a
 // compressed chunk stays under CometBFT's limit (kMaxSnapshotChunkBytes).
@@ -22,9 +26,11 @@ inline constexpr std::size_t kMaxSnapshotChunkTarget = 12u << 20;
 // Walks every leaf of `view`'s version (StoreView::ForEachLeaf: authenticated by its root),
 // cuts a chunk before the leaf that would take its keys and values past `chunk_bytes`
 // (1 KiB .. kMaxSnapshotChunkTarget; one leaf larger than that is a chunk alone), proves its
-// first and last leaf, hands it to `sink` and fills `manifest` (the commit info is the view's:
-// make the view of the latest version, right after its commit). Memory: one chunk.
+// first and last leaf (in the walk's own tree: ForEachLeafWithPaths), hands it to `sink` and
+// fills `manifest` (the commit info is the view's: make the view of the latest version, right
+// after its commit). `pause` (may be empty) is called between units of work. Memory: one
+// chunk.
 Status WriteSnapshot(const StoreView& view, std::size_t chunk_bytes, const ChunkSink& sink,
-                     SnapshotManifest* manifest);
+                     SnapshotManifest* manifest, const WritePause& pause = {});
 
 }  // namespace kairos::store

@@ -185,6 +185,13 @@ std::unique_ptr<KvIterator> StoreView::Iterate(std::string_view start,
 }
 
 Status StoreView::ForEachLeaf(const LeafVisitor& visit, const Hash& from) const {
+  return store_->WalkLeaves(*this, from,
+                            [&visit](const StoreLeaf& leaf, const WalkPathOf&) {
+                              return visit(leaf);
+                            });
+}
+
+Status StoreView::ForEachLeafWithPaths(const LeafPathVisitor& visit, const Hash& from) const {
   return store_->WalkLeaves(*this, from, visit);
 }
 
@@ -291,11 +298,23 @@ Status MerkleStore::ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* sna
   return Status::OK();
 }
 
-Status MerkleStore::WalkLeaves(const StoreView& view, Hash from, const LeafVisitor& visit) const {
+Status MerkleStore::WalkLeaves(const StoreView& view, Hash from,
+                               const LeafPathVisitor& visit) const {
   if (view.root_.empty()) return Status::OK();
   // Once the version has left memory (later commits freed its replaced pages), the walk goes
   // on in a rebuild of it, kept to the end and then offered to the rebuild cache.
   std::unique_ptr<Reconstruction> rebuilt;
+  // A path lookup may make the rebuild (the version left memory since the last batch); the
+  // walk's next batch then walks it too.
+  const WalkPathOf path_of = [&](const Hash& key_hash, LeafPath* path) -> Status {
+    TreeLookup lookup;
+    if (Status s = LookupIn(view, key_hash, &rebuilt, &lookup); !s.ok()) return s;
+    if (!lookup.found) {
+      return Status::Corruption("a walk asked for the path of a key hash its version lacks");
+    }
+    *path = std::move(*lookup.found);
+    return Status::OK();
+  };
   std::vector<Slot> batch;
   batch.reserve(kStoreWalkBatch);
   std::string key, value;
@@ -334,7 +353,8 @@ Status MerkleStore::WalkLeaves(const StoreView& view, Hash from, const LeafVisit
         result = r;
         break;
       }
-      if (Status r = visit(StoreLeaf{leaf.key_hash, key, value, leaf.version}); !r.ok()) {
+      if (Status r = visit(StoreLeaf{leaf.key_hash, key, value, leaf.version}, path_of);
+          !r.ok()) {
         result = r;
         break;
       }
@@ -351,7 +371,15 @@ Status MerkleStore::WalkLeaves(const StoreView& view, Hash from, const LeafVisit
 
 Status MerkleStore::ViewLookup(const StoreView& view, const Hash& key_hash,
                                TreeLookup* out) const {
-  {
+  std::unique_ptr<Reconstruction> rebuilt;
+  const Status s = LookupIn(view, key_hash, &rebuilt, out);
+  if (rebuilt != nullptr) rebuilds_->Put(std::move(rebuilt));
+  return s;
+}
+
+Status MerkleStore::LookupIn(const StoreView& view, const Hash& key_hash,
+                             std::unique_ptr<Reconstruction>* rebuilt, TreeLookup* out) const {
+  if (*rebuilt == nullptr) {
     // The latest and recent trees are walked in place: a commit waits for this walk at most.
     // Their on-disk pages are read in a snapshot as recent as the in-memory state: the view's
     // own while nothing was committed since, else a new one (a checkpoint completed since may
@@ -364,11 +392,10 @@ Status MerkleStore::ViewLookup(const StoreView& view, const Hash& key_hash,
       return Lookup(reader, view.root_, key_hash, out);
     }
   }
-  std::unique_ptr<Reconstruction> r;
-  if (Status s = Rebuild(view, &r); !s.ok()) return s;
-  const Status s = Lookup(*r, r->root, key_hash, out);
-  rebuilds_->Put(std::move(r));
-  return s;
+  if (*rebuilt == nullptr) {
+    if (Status s = Rebuild(view, rebuilt); !s.ok()) return s;
+  }
+  return Lookup(**rebuilt, (*rebuilt)->root, key_hash, out);
 }
 
 Status MerkleStore::Rebuild(const StoreView& view, std::unique_ptr<Reconstruction>* out) const {

@@ -2,7 +2,9 @@
 // prints figures, each beside its baseline measured in the same run.
 //
 //   snapshot_bench [--keys 1000000] [--block 10000] [--blocks 40] [--interval-ms 500]
-//                  [--chunk-mb 10] [--dir DIR]
+//                  [--chunk-mb 10] [--gate 0|1] [--dir DIR]
+//   (--blocks 0: no blocks, the snapshot alone, then the restore; --hold-ms N: instead of a
+//   snapshot, hold the view N ms and write nothing, to see what holding a view alone costs)
 //
 // The store bench's workload: random 32-byte keys, 100-byte values. After the load (every key
 // written once, in blocks of 100k), it measures:
@@ -10,8 +12,10 @@
 //     the baseline; a block begins every --interval-ms (a chain's block interval: the node is
 //     idle in between, as a node is while consensus runs), or at once when the last took longer;
 //  2. a snapshot of the latest version written to files (app::SnapshotFiles::Write, on a thread
-//     at nice +19 as kairosd's writer) while the same number of blocks run: the snapshot's time
-//     and size on disk against the raw key and value bytes, and the blocks' latency during it;
+//     at nice +19 as kairosd's writer; with --gate 1, the default, each block closes an
+//     app::BlockGate as kairosd's executor does, so the writer waits while a block runs) while
+//     the same number of blocks run: the snapshot's time, size on disk against the raw key and
+//     value bytes and the tree rebuilds it caused, and the blocks' latency during it;
 //  3. the restore of that snapshot from its files into an empty store, in a fresh process (so
 //     its peak memory is its own): every chunk's hash and proof checked, the tree built, the
 //     wall time, keys per second and peak memory (VmHWM: a spawned process's getrusage maxrss
@@ -53,6 +57,8 @@ struct Args {
   std::int64_t blocks = 40;
   std::int64_t chunk_mb = 10;
   std::int64_t interval_ms = 500;
+  bool gate = true;  // blocks close an app::BlockGate, as kairosd's executor does
+  std::int64_t hold_ms = 0;  // > 0: the experiment "hold the view this long, write nothing"
   std::string dir;
   std::string restore_from;  // internal: the restore phase, in its own process
   std::int64_t restore_height = 0;
@@ -68,13 +74,15 @@ Args Parse(int argc, char** argv) {
     else if (k == "--blocks") a.blocks = std::atoll(v);
     else if (k == "--chunk-mb") a.chunk_mb = std::atoll(v);
     else if (k == "--interval-ms") a.interval_ms = std::atoll(v);
+    else if (k == "--gate") a.gate = std::atoll(v) != 0;
+    else if (k == "--hold-ms") a.hold_ms = std::atoll(v);
     else if (k == "--dir") a.dir = v;
     else if (k == "--restore-from") a.restore_from = v;
     else if (k == "--restore-height") a.restore_height = std::atoll(v);
     else {
       std::fprintf(stderr,
                    "usage: snapshot_bench [--keys N] [--block N] [--blocks N] [--interval-ms N] "
-                   "[--chunk-mb N] [--dir DIR]\n");
+                   "[--chunk-mb N] [--gate 0|1] [--hold-ms N] [--dir DIR]\n");
       std::exit(2);
     }
   }
@@ -184,6 +192,7 @@ int main(int argc, char** argv) {
   std::printf("load: %lld keys in %.1f s\n", static_cast<long long>(a.keys),
               Seconds(Clock::now() - load_start));
 
+  app::BlockGate gate;
   const auto run_blocks = [&](std::int64_t n, const std::atomic<bool>* until_done) {
     std::vector<double> ms;
     for (std::int64_t b = 0; b < n || (until_done != nullptr && !*until_done); ++b) {
@@ -192,8 +201,10 @@ int main(int argc, char** argv) {
         c[keys[rng() % keys.size()]] = RandomBytes(rng, 100);
       }
       const auto t0 = Clock::now();
+      if (a.gate) gate.Close();
       if (auto r = db.Stage(++v, c); !r.ok()) Die("stage", r.status());
       if (Status s = db.Commit(); !s.ok()) Die("commit", s);
+      if (a.gate) gate.Open();
       ms.push_back(Seconds(Clock::now() - t0) * 1000);
       std::this_thread::sleep_until(t0 + std::chrono::milliseconds(a.interval_ms));
     }
@@ -213,33 +224,72 @@ int main(int argc, char** argv) {
   std::thread writer([&] {
     app::LowerToLowestPriority();
     const auto t0 = Clock::now();
-    auto w = files.Write(**view, static_cast<std::size_t>(a.chunk_mb) << 20);
+    if (a.hold_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(a.hold_ms));
+      snap_secs = Seconds(Clock::now() - t0);
+      done = true;
+      return;
+    }
+    auto w = files.Write(**view, static_cast<std::size_t>(a.chunk_mb) << 20, nullptr, &gate);
     snap_secs = Seconds(Clock::now() - t0);
     if (!w.ok()) snap_status = w.status();
     done = true;
   });
-  const std::vector<double> during = run_blocks(a.blocks, &done);
+  // --blocks 0: the snapshot alone (no block before or during it), e.g. to make a large
+  // snapshot for the restore figures quickly.
+  const std::vector<double> during = a.blocks > 0 ? run_blocks(a.blocks, &done)
+                                                  : std::vector<double>{};
   writer.join();
   if (!snap_status.ok()) Die("snapshot", snap_status);
   view->reset();
+  if (a.hold_ms > 0) {
+    std::printf("a view held %.1f s, nothing written\n", snap_secs);
+    std::printf("blocks of %lld updates: without a view held, %zu blocks, p50 %.1f ms, p99 %.1f "
+                "ms; while it is held, %zu blocks, p50 %.1f ms (%+.0f%%), p99 %.1f ms (%+.0f%%)\n",
+                static_cast<long long>(a.block), base.size(), Percentile(base, 0.5),
+                Percentile(base, 0.99), during.size(), Percentile(during, 0.5),
+                100.0 * (Percentile(during, 0.5) / Percentile(base, 0.5) - 1),
+                Percentile(during, 0.99),
+                100.0 * (Percentile(during, 0.99) / Percentile(base, 0.99) - 1));
+    return 0;
+  }
   const auto list = files.List();
   store::SnapshotManifest m;
   if (Status s = store::SnapshotManifest::Decode(list.at(0).metadata, &m); !s.ok()) {
     Die("manifest", s);
   }
-  std::printf("snapshot: %llu keys, %u chunks in %.1f s; %.0f MB on disk for %.0f MB of keys "
-              "and values (%.2fx)\n",
+  std::printf("snapshot (writer %s): %llu keys, %u chunks in %.1f s; %.0f MB on disk for %.0f "
+              "MB of keys and values (%.2fx); %llu tree rebuilds\n",
+              a.gate ? "waits while a block runs" : "runs beside blocks",
               static_cast<unsigned long long>(m.leaves), list[0].chunks, snap_secs,
               DirBytes(snap_dir) / 1048576.0, m.raw_bytes / 1048576.0,
-              static_cast<double>(DirBytes(snap_dir)) / static_cast<double>(m.raw_bytes));
-  std::printf("blocks of %lld updates, without a snapshot: %zu blocks, p50 %.1f ms, p99 %.1f ms\n",
-              static_cast<long long>(a.block), base.size(), Percentile(base, 0.5),
-              Percentile(base, 0.99));
-  std::printf("blocks of %lld updates, while a snapshot is written: %zu blocks, p50 %.1f ms, "
-              "p99 %.1f ms (p99 %+.0f%%)\n",
-              static_cast<long long>(a.block), during.size(), Percentile(during, 0.5),
-              Percentile(during, 0.99),
-              100.0 * (Percentile(during, 0.99) / Percentile(base, 0.99) - 1));
+              static_cast<double>(DirBytes(snap_dir)) / static_cast<double>(m.raw_bytes),
+              static_cast<unsigned long long>(db.view_stats().rebuilds));
+  if (a.blocks > 0) {
+    const double base_p99 = Percentile(base, 0.99);
+    std::printf("blocks of %lld updates, without a snapshot: %zu blocks, p50 %.1f ms, p99 %.1f "
+                "ms\n",
+                static_cast<long long>(a.block), base.size(), Percentile(base, 0.5), base_p99);
+    std::printf("blocks of %lld updates, while a snapshot is written: %zu blocks, p50 %.1f ms, "
+                "p99 %.1f ms (p99 %+.0f%%)\n",
+                static_cast<long long>(a.block), during.size(), Percentile(during, 0.5),
+                Percentile(during, 0.99), 100.0 * (Percentile(during, 0.99) / base_p99 - 1));
+    // How many blocks the snapshot slowed past the baseline's p99, and the slowest five: one
+    // outlier (the version's one rebuild) reads differently from many (every chunk's write).
+    std::vector<std::pair<double, std::size_t>> by_ms;
+    for (std::size_t i = 0; i < during.size(); ++i) by_ms.emplace_back(during[i], i);
+    std::sort(by_ms.rbegin(), by_ms.rend());
+    std::string slowest;
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, by_ms.size()); ++i) {
+      slowest += " " + std::to_string(static_cast<int>(by_ms[i].first)) + " ms (block " +
+                 std::to_string(by_ms[i].second) + ")";
+    }
+    std::printf("blocks slower than the baseline's p99 while a snapshot is written: %zd of %zu; "
+                "slowest:%s\n",
+                std::count_if(during.begin(), during.end(),
+                              [&](double x) { return x > base_p99; }),
+                during.size(), slowest.c_str());
+  }
   std::fflush(stdout);
   opened->reset();
 

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -22,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/block_gate.h"
 #include "app/state_sync.h"
 #include "store/big_endian.h"
 #include "store/merkle_store.h"
@@ -181,6 +183,125 @@ TEST_CASE("a snapshot restores into an empty store, which goes on as the source"
   KeyProof proof;
   CHECK(target->Prove(8, "new/5", &proof).ok());
   CHECK(proof.exist.has_value());
+}
+
+TEST_CASE("a snapshot of a version that left memory rebuilds its tree once, however many chunks",
+          "[statesync]") {
+  // Each chunk's first and last leaf are proven in the walk's own tree. With Proves the version
+  // was rebuilt twice (replayed from a checkpoint): once by the walk, which keeps its rebuild
+  // to itself, and once more for the proofs.
+  TempDir dir;
+  auto source = OpenStore(Options(dir.path() + "/source"));
+  Fill(source.get(), 1500);
+  REQUIRE(source->Stage(4, {{"key/7", "four"}}, InfoOf(4)).ok());
+  REQUIRE(source->Commit().ok());
+  auto view = source->View(4);
+  REQUIRE(view.ok());
+  // Later blocks push version 4 out of memory (recent_versions), within keep_recent.
+  for (Version v = 5; v <= 12; ++v) {
+    REQUIRE(source->Stage(v, {{"key/" + std::to_string(v), "later"}}, InfoOf(v)).ok());
+    REQUIRE(source->Commit().ok());
+  }
+  const std::uint64_t rebuilds_before = source->view_stats().rebuilds;
+  Snapshot snap;
+  std::size_t pauses = 0;
+  const Status st = WriteSnapshot(
+      **view, 1024,
+      [&](std::uint32_t, std::string_view chunk) {
+        snap.chunks.emplace_back(chunk);
+        return Status::OK();
+      },
+      &snap.manifest,
+      [&] {
+        ++pauses;
+        return Status::OK();
+      });
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  REQUIRE(snap.chunks.size() > 20);
+  CHECK(source->view_stats().rebuilds - rebuilds_before == 1);
+  // The pause comes before every leaf, and before each chunk is proven and before it is sunk.
+  CHECK(pauses == snap.manifest.leaves + 2 * snap.chunks.size());
+  // The snapshot is version 4's.
+  REQUIRE(snap.manifest.root == (*view)->root_hash());
+  auto target = OpenStore(Options(dir.path() + "/target"));
+  Restore(snap, target.get());
+  CHECK(target->root_hash() == (*view)->root_hash());
+  CHECK(AllOf(**target->View()) == AllOf(**view));
+}
+
+TEST_CASE("a snapshot write stops where its pause says so", "[statesync]") {
+  TempDir dir;
+  auto source = OpenStore(Options(dir.path() + "/source"));
+  Fill(source.get(), 400);
+  auto view = source->View();
+  REQUIRE(view.ok());
+  std::size_t pauses = 0, chunks = 0;
+  SnapshotManifest manifest;
+  const Status st = WriteSnapshot(
+      **view, 1024,
+      [&](std::uint32_t, std::string_view) {
+        ++chunks;
+        return Status::OK();
+      },
+      &manifest,
+      [&] {
+        return ++pauses == 100 ? Status::IOError("cancelled: the node is stopping")
+                               : Status::OK();
+      });
+  CHECK(st.ToString().find("cancelled: the node is stopping") != std::string::npos);
+  CHECK(pauses == 100);  // nothing more after the refusal
+  CHECK(chunks < 100);
+}
+
+TEST_CASE("a gate keeps a waiting writer until the block is done, within its share",
+          "[statesync]") {
+  using kairos::app::BlockGate;
+  using kairos::app::GateWaiter;
+  BlockGate gate;
+  // Open: no wait at all.
+  {
+    GateWaiter waiter(&gate, 0.8);
+    waiter.Wait(nullptr);
+    CHECK(waiter.waited().count() == 0);
+  }
+  // Closed: the writer waits until the executor opens it (its head start is an hour: only
+  // Open ends the wait; a writer that never woke would hang the test).
+  {
+    gate.Close();
+    std::atomic<bool> entering{false};
+    GateWaiter waiter(&gate, 0.8, std::chrono::hours(1));
+    std::thread writer([&] {
+      entering = true;
+      waiter.Wait(nullptr);
+    });
+    while (!entering) std::this_thread::yield();
+    gate.Open();
+    writer.join();
+    CHECK(!gate.closed());
+  }
+  // Closed, and cancelled: the wait ends.
+  {
+    gate.Close();
+    std::atomic<bool> cancel{true};
+    GateWaiter waiter(&gate, 0.8, std::chrono::hours(1));
+    waiter.Wait(&cancel);
+    CHECK(gate.closed());
+    gate.Open();
+  }
+  // Closed for good (a FinalizeBlock never committed): the writer waits out its head start,
+  // then no more while its waits exceed its share (none here).
+  {
+    gate.Close();
+    GateWaiter waiter(&gate, 0.0, std::chrono::milliseconds(50));
+    waiter.Wait(nullptr);
+    const auto first = waiter.waited();
+    CHECK(first >= std::chrono::milliseconds(50));
+    waiter.Wait(nullptr);
+    waiter.Wait(nullptr);
+    CHECK(waiter.waited() == first);
+    gate.Open();
+  }
 }
 
 TEST_CASE("the empty tree's snapshot is one chunk with no leaf", "[statesync]") {
