@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "absl/cleanup/cleanup.h"
 #include "ante/errors.h"
 #include "ante/sign_doc.h"
 #include "app/genesis.h"
@@ -157,8 +158,10 @@ void KairosApp::MarkIndexedEvents(pb::ResponseFinalizeBlock* res) const {
 
 pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBlock& req) {
   block_started_ = std::chrono::steady_clock::now();
-  // A snapshot being written waits from here to the end of Commit.
+  // A snapshot being written waits from here to the end of Commit; a block that throws (the
+  // node stops) opens it again.
   state_sync_->block_gate().Close();
+  absl::Cleanup open_on_throw = [this] { state_sync_->block_gate().Open(); };
   const std::int64_t last = store_->version();
   const std::int64_t expected = last == 0 ? initial_height_ : last + 1;
   // abci-cli leaves height unset; a node always sets it.
@@ -266,6 +269,7 @@ pb::ResponseFinalizeBlock KairosApp::FinalizeBlock(const pb::RequestFinalizeBloc
   for (const std::string& line : hooks.summary) done += ", " + line;
   Log()->debug("FinalizeBlock {}: {} txs ({} failed){}, app hash {}", height, req.txs_size(),
                failed, done, HexEncode(res.app_hash(), true));
+  std::move(open_on_throw).Cancel();  // open at the end of Commit
   return res;
 }
 

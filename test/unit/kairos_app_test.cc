@@ -1303,6 +1303,32 @@ TEST_CASE("PrepareProposal leaves out the txs the ante rejects", "[kairos_app]")
   CHECK(Processed(app, valid) == pb::ResponseProcessProposal::ACCEPT);
 }
 
+TEST_CASE("the executor closes the snapshot writer's gate from a block's start to its Commit's end",
+          "[kairos_app][statesync]") {
+  Node node;
+  Start(node);
+  KairosApp& app = node.app();
+  const kairos::app::BlockGate& gate = app.state_sync().block_gate();
+  CHECK_FALSE(gate.closed());
+  // PrepareProposal and ProcessProposal close it for their own run, a REJECT too.
+  CHECK(Prepared(app, {}, 1 << 20).empty());
+  CHECK_FALSE(gate.closed());
+  CHECK(Processed(app, {"not a tx"}) == pb::ResponseProcessProposal::REJECT);
+  CHECK_FALSE(gate.closed());
+  // FinalizeBlock closes it; the end of Commit opens it.
+  const std::int64_t next = app.last_height() + 1;
+  Finalize(app, next);
+  CHECK(gate.closed());
+  app.Commit({});
+  CHECK_FALSE(gate.closed());
+  // A Commit with no finalized block leaves it open; a FinalizeBlock that throws (a height out
+  // of order) opens it again.
+  app.Commit({});
+  CHECK_FALSE(gate.closed());
+  CHECK_THROWS(Finalize(app, next + 5));
+  CHECK_FALSE(gate.closed());
+}
+
 TEST_CASE("ProcessProposal accepts a valid block and rejects one with an invalid tx",
           "[kairos_app]") {
   Node node;
