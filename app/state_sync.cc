@@ -269,7 +269,7 @@ Status SnapshotFiles::Prune(std::size_t keep) {
 
 Status VerifySnapshotChunks(const store::SnapshotManifest& manifest,
                             const SnapshotFiles::ChunkSource& chunk,
-                            const std::function<Status(const store::VerifiedChunk&)>& visit) {
+                            const VerifiedChunkVisitor& visit) {
   const auto count = static_cast<std::uint32_t>(manifest.chunk_hashes.size());
   std::optional<store::LeafPath> previous;
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -279,18 +279,70 @@ Status VerifySnapshotChunks(const store::SnapshotManifest& manifest,
       return Status::InvalidArgument("snapshot chunk " + std::to_string(i) +
                                      ": its bytes are not the ones its manifest lists");
     }
-    store::VerifiedChunk verified;
+    auto verified = std::make_unique<store::VerifiedChunk>();
     if (Status s = store::VerifyChunk(*bytes, manifest.root, manifest.version, i, count,
-                                      previous ? &*previous : nullptr, &verified);
+                                      previous ? &*previous : nullptr, verified.get());
         !s.ok()) {
       return s;
     }
+    previous = std::move(verified->last);
     if (visit) {
-      if (Status s = visit(verified); !s.ok()) return s;
+      if (Status s = visit(std::move(verified)); !s.ok()) return s;
     }
-    previous = std::move(verified.last);
   }
   return Status::OK();
+}
+
+// --- RestoreWriter ------------------------------------------------------------------------
+
+RestoreWriter::RestoreWriter(store::MerkleStore* store)
+    : store_(store), thread_([this] { Loop(); }) {}
+
+RestoreWriter::~RestoreWriter() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+Status RestoreWriter::Push(std::unique_ptr<store::VerifiedChunk> chunk) {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return waiting_ == nullptr || !failed_.ok(); });
+  if (!failed_.ok()) return failed_;
+  waiting_ = std::move(chunk);
+  cv_.notify_all();
+  return Status::OK();
+}
+
+Status RestoreWriter::Finish() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return waiting_ == nullptr && !busy_; });
+  return failed_;
+}
+
+void RestoreWriter::Loop() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] { return stopping_ || waiting_ != nullptr; });
+    if (stopping_) {
+      waiting_.reset();  // dropped: the restore is being abandoned
+      cv_.notify_all();
+      return;
+    }
+    std::unique_ptr<store::VerifiedChunk> chunk = std::move(waiting_);
+    const bool write = failed_.ok();  // after a failure, chunks are dropped
+    busy_ = true;
+    cv_.notify_all();  // room for the next chunk
+    lock.unlock();
+    Status s = write ? store_->RestoreLeaves(chunk->leaves) : Status::OK();
+    chunk.reset();  // freed outside the lock
+    lock.lock();
+    if (!s.ok() && failed_.ok()) failed_ = std::move(s);
+    busy_ = false;
+    cv_.notify_all();
+  }
 }
 
 Status RestoreSnapshot(store::MerkleStore* store, const store::SnapshotManifest& manifest,
@@ -299,9 +351,14 @@ Status RestoreSnapshot(store::MerkleStore* store, const store::SnapshotManifest&
       !s.ok()) {
     return s;
   }
-  Status s = VerifySnapshotChunks(manifest, chunk, [&](const store::VerifiedChunk& c) {
-    return store->RestoreLeaves(c.leaves);
-  });
+  Status s;
+  {
+    RestoreWriter writer(store);
+    s = VerifySnapshotChunks(manifest, chunk, [&](std::unique_ptr<store::VerifiedChunk> c) {
+      return writer.Push(std::move(c));
+    });
+    if (Status written = writer.Finish(); s.ok()) s = std::move(written);
+  }
   if (s.ok()) s = store->FinishRestore();
   if (!s.ok()) {
     if (Status wiped = store->AbortRestore(); !wiped.ok()) {
@@ -435,7 +492,7 @@ bool StateSync::AbortRestore(const char* why) {
   Log()->warn("state sync: abandoning the snapshot at height {}: {}", restore_->manifest.version,
               why);
   const bool written = !restore_->already_restored;
-  restore_.reset();
+  restore_.reset();  // its writer finishes the chunk it is writing first
   if (!written) return true;
   if (Status s = store_->AbortRestore(); !s.ok()) {
     Log()->error("state sync: wiping the abandoned restore: {}", s.ToString());
@@ -519,6 +576,7 @@ pb::ResponseOfferSnapshot StateSync::Offer(const pb::RequestOfferSnapshot& req) 
   restore_.emplace();
   restore_->count = static_cast<std::uint32_t>(manifest.chunk_hashes.size());
   restore_->manifest = std::move(manifest);
+  restore_->writer = std::make_unique<RestoreWriter>(store_);
   res.set_result(R::ACCEPT);
   return res;
 }
@@ -563,9 +621,10 @@ pb::ResponseApplySnapshotChunk StateSync::Apply(const pb::RequestApplySnapshotCh
     if (!req.sender().empty()) res.add_reject_senders(req.sender());
     return res;
   }
-  store::VerifiedChunk chunk;
+  auto chunk = std::make_unique<store::VerifiedChunk>();
   Status s = store::VerifyChunk(req.chunk(), r.manifest.root, r.manifest.version, req.index(),
-                                count, r.previous_last ? &*r.previous_last : nullptr, &chunk);
+                                count, r.previous_last ? &*r.previous_last : nullptr,
+                                chunk.get());
   if (!s.ok()) {
     // The manifest lists this very chunk, so the snapshot itself is bad.
     Log()->warn("state sync: the snapshot at height {} is bad: {}", r.manifest.version,
@@ -575,17 +634,24 @@ pb::ResponseApplySnapshotChunk StateSync::Apply(const pb::RequestApplySnapshotCh
     if (!req.sender().empty()) res.add_reject_senders(req.sender());
     return res;
   }
-  if (s = store_->RestoreLeaves(chunk.leaves); !s.ok()) {
-    Log()->error("state sync: writing chunk {}: {}", req.index(), s.ToString());
+  // Its values are written while the next chunk arrives and is checked; a write error
+  // comes back from the next Push or from Finish.
+  const std::size_t keys = chunk->leaves.size();
+  r.previous_last = chunk->last;
+  if (s = r.writer->Push(std::move(chunk)); s.ok() && r.next + 1 == count) {
+    s = r.writer->Finish();
+  }
+  if (!s.ok()) {
+    Log()->error("state sync: writing the snapshot's values: {}", s.ToString());
     AbortRestore("the store refused its leaves");
     res.set_result(R::ABORT);
     return res;
   }
-  r.previous_last = std::move(chunk.last);
   ++r.next;
-  Log()->info("state sync: chunk {} ({} of {}) verified and applied: {} keys", req.index(),
-              req.index() + 1, count, chunk.leaves.size());
+  Log()->info("state sync: chunk {} ({} of {}) verified and handed to the writer: {} keys",
+              req.index(), req.index() + 1, count, keys);
   if (r.next == count) {
+    r.writer.reset();
     if (s = store_->FinishRestore(); !s.ok()) {
       Log()->error("state sync: finishing the restore: {}", s.ToString());
       AbortRestore("the tree could not be finished");

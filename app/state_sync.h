@@ -106,10 +106,42 @@ void LowerToLowestPriority();
 
 // Checks every chunk of a snapshot, in order, against its manifest: its bytes' hash, then its
 // proof against the manifest's root (store::VerifyChunk); hands each verified chunk to `visit`
-// (may be empty). The first failure is returned, naming the chunk.
-Status VerifySnapshotChunks(
-    const store::SnapshotManifest& manifest, const SnapshotFiles::ChunkSource& chunk,
-    const std::function<Status(const store::VerifiedChunk&)>& visit = {});
+// (may be empty), which may keep it. The first failure is returned, naming the chunk.
+using VerifiedChunkVisitor = std::function<Status(std::unique_ptr<store::VerifiedChunk>)>;
+Status VerifySnapshotChunks(const store::SnapshotManifest& manifest,
+                            const SnapshotFiles::ChunkSource& chunk,
+                            const VerifiedChunkVisitor& visit = {});
+
+// Writes verified chunks' leaves into a store being restored (MerkleStore::RestoreLeaves) on a
+// thread of its own, so that the next chunk is checked while this one's values go to LevelDB.
+// At most one chunk waits besides the one being written: two chunks of memory. The restore's
+// other calls (BeginRestore before, FinishRestore or AbortRestore after Finish or the
+// destructor) stay the caller's; the handover orders them with the writes.
+class RestoreWriter {
+ public:
+  explicit RestoreWriter(store::MerkleStore* store);  // REQUIRES: a restore is begun
+  ~RestoreWriter();  // waits for the chunk being written; drops one still waiting
+  RestoreWriter(const RestoreWriter&) = delete;
+  RestoreWriter& operator=(const RestoreWriter&) = delete;
+
+  // Hands `chunk` over (the next in key-hash order), waiting while one is waiting already.
+  // Once a write failed, returns that error and drops `chunk`.
+  Status Push(std::unique_ptr<store::VerifiedChunk> chunk);
+  // Waits until every chunk handed over is written: the first write error, if any.
+  Status Finish();
+
+ private:
+  void Loop();
+
+  store::MerkleStore* const store_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::unique_ptr<store::VerifiedChunk> waiting_;  // guarded by mu_
+  bool busy_ = false;                              // a chunk is being written
+  bool stopping_ = false;
+  Status failed_;  // the first write error
+  std::thread thread_;
+};
 
 // Restores a snapshot into `store` (empty) from its verified chunks (`kairosd snapshots
 // restore`); on failure the store is wiped back to empty.
@@ -172,6 +204,8 @@ class StateSync {
     bool already_restored = false;
     std::uint32_t next = 0;  // the chunk expected next
     std::optional<store::LeafPath> previous_last;
+    // Writes the verified chunks while the next ones arrive (none when already_restored).
+    std::unique_ptr<RestoreWriter> writer;
   };
   std::optional<Restore> restore_;
 };

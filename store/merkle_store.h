@@ -280,7 +280,9 @@ class MerkleStore final : public KvReader, private PageReader {
 
   // State sync: restores a snapshot's leaves into this store, which must be empty
   // (version() == 0, nothing staged), as version `version` with root `root` and the app's
-  // `commit_info`. Executor thread only, like Stage and Commit. BeginRestore writes (synced) a
+  // `commit_info`. The executor's, like Stage and Commit; RestoreLeaves may run on another
+  // thread while the executor waits for it or checks the next chunk (app::RestoreWriter), never
+  // beside another call of this store's restore, Stage or Commit. BeginRestore writes (synced) a
   // marker that makes any later Open wipe the database: a restore that does not finish leaves
   // an empty store, never half a state. RestoreLeaves takes leaves in strictly increasing
   // key-hash order (each call's after the last), already verified by the caller (a snapshot

@@ -95,13 +95,19 @@ auto AsyncHandle(const RestGateway& gateway, const RestRequest& request,
                  Token&& token) {
   return asio::async_initiate<Token, void(HttpResponse)>(
       [&gateway, work = std::move(work)](auto handler, const RestRequest& req) mutable {
-        auto executor = asio::get_associated_executor(handler);
         using Handler = decltype(handler);
+        std::optional executor(asio::get_associated_executor(handler));
         auto shared = std::make_shared<Handler>(std::move(handler));
-        gateway.Handle(req, [shared, executor, work](HttpResponse res) mutable {
-          asio::post(executor, [shared, res = std::move(res)]() mutable {
+        gateway.Handle(req, [shared = std::move(shared), executor = std::move(executor),
+                             work = std::move(work)](HttpResponse res) mutable {
+          asio::post(*executor, [shared = std::move(shared), res = std::move(res)]() mutable {
             (*shared)(std::move(res));
           });
+          // This callback is destroyed later, on the backend's thread. Once `work` is
+          // released, Stop may join the io threads and the server may destroy its io_context,
+          // so nothing of the io context may be left in here by then: a strand executor that
+          // outlives its io_context is freed into a destroyed strand service (ASan caught it).
+          executor.reset();
           work.reset();
         });
       },

@@ -14,12 +14,17 @@
 //  2. a snapshot of the latest version written to files (app::SnapshotFiles::Write, on a thread
 //     at nice +19 as kairosd's writer; with --gate 1, the default, each block closes an
 //     app::BlockGate as kairosd's executor does, so the writer waits while a block runs) while
-//     the same number of blocks run: the snapshot's time, size on disk against the raw key and
-//     value bytes and the tree rebuilds it caused, and the blocks' latency during it;
+//     the same number of blocks run (more if the snapshot is not done by then; and when it is
+//     done first, snapshots of the latest version follow, one after the other, so that every
+//     block measured runs beside a snapshot write): the first snapshot's time, size on disk
+//     against the raw key and value bytes, the tree rebuilds, and the blocks' latency;
 //  3. the restore of that snapshot from its files into an empty store, in a fresh process (so
 //     its peak memory is its own): every chunk's hash and proof checked, the tree built, the
 //     wall time, keys per second and peak memory (VmHWM: a spawned process's getrusage maxrss
-//     starts from its parent's).
+//     starts from its parent's). Twice (--restore-mode both): first the baseline, one thread
+//     that checks a chunk and then writes it, with the time of the chunks and of the tree
+//     apart; then app::RestoreSnapshot, which checks the next chunk while a RestoreWriter
+//     writes the last.
 #include <pthread.h>
 #include <sched.h>
 #include <spawn.h>
@@ -62,6 +67,9 @@ struct Args {
   std::string dir;
   std::string restore_from;  // internal: the restore phase, in its own process
   std::int64_t restore_height = 0;
+  // The restores run: "serial" (the baseline: each chunk checked, then written, one thread),
+  // "pipelined" (app::RestoreSnapshot, what kairosd ships), or "both", each in its own process.
+  std::string restore_mode = "both";
 };
 
 Args Parse(int argc, char** argv) {
@@ -79,10 +87,12 @@ Args Parse(int argc, char** argv) {
     else if (k == "--dir") a.dir = v;
     else if (k == "--restore-from") a.restore_from = v;
     else if (k == "--restore-height") a.restore_height = std::atoll(v);
+    else if (k == "--restore-mode") a.restore_mode = v;
     else {
       std::fprintf(stderr,
                    "usage: snapshot_bench [--keys N] [--block N] [--blocks N] [--interval-ms N] "
-                   "[--chunk-mb N] [--gate 0|1] [--hold-ms N] [--dir DIR]\n");
+                   "[--chunk-mb N] [--gate 0|1] [--hold-ms N] [--restore-mode serial|pipelined|both] "
+                   "[--dir DIR]\n");
       std::exit(2);
     }
   }
@@ -149,19 +159,37 @@ int RunRestore(const Args& a) {
   fs::remove_all(target);
   auto db = store::MerkleStore::Open(Options(target));
   if (!db.ok()) Die("open", db.status());
+  const auto load = [&](std::uint32_t i) {
+    return files.LoadChunk(list[0].height, store::kSnapshotFormat, i);
+  };
   const auto t0 = Clock::now();
-  if (Status s = app::RestoreSnapshot(db->get(), m, [&](std::uint32_t i) {
-        return files.LoadChunk(list[0].height, store::kSnapshotFormat, i);
-      });
-      !s.ok()) {
-    Die("restore", s);
+  std::string phases;
+  if (a.restore_mode == "serial") {
+    // The baseline: what RestoreSnapshot did before its RestoreWriter, on this thread alone.
+    store::MerkleStore& s = **db;
+    if (Status st = s.BeginRestore(m.version, m.root, m.commit_info); !st.ok()) Die("begin", st);
+    if (Status st = app::VerifySnapshotChunks(
+            m, load, [&](std::unique_ptr<store::VerifiedChunk> c) {
+              return s.RestoreLeaves(c->leaves);
+            });
+        !st.ok()) {
+      Die("restore", st);
+    }
+    const auto t1 = Clock::now();
+    if (Status st = s.FinishRestore(); !st.ok()) Die("finish", st);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, " (chunks checked and written %.1f s, tree %.1f s)",
+                  Seconds(t1 - t0), Seconds(Clock::now() - t1));
+    phases = buf;
+  } else if (Status st = app::RestoreSnapshot(db->get(), m, load); !st.ok()) {
+    Die("restore", st);
   }
   const double secs = Seconds(Clock::now() - t0);
   if ((*db)->root_hash() != m.root) Die("restore", Status::Corruption("root differs"));
-  std::printf("restore: %llu keys in %.1f s = %.0f keys/s, peak memory %.0f MB, store on disk "
-              "%.0f MB\n",
-              static_cast<unsigned long long>(m.leaves), secs, m.leaves / secs, PeakMb(),
-              DirBytes(target) / 1048576.0);
+  std::printf("restore, %s: %llu keys in %.1f s = %.0f keys/s%s, peak memory %.0f MB, store on "
+              "disk %.0f MB\n",
+              a.restore_mode.c_str(), static_cast<unsigned long long>(m.leaves), secs,
+              m.leaves / secs, phases.c_str(), PeakMb(), DirBytes(target) / 1048576.0);
   return 0;
 }
 
@@ -218,8 +246,10 @@ int main(int argc, char** argv) {
   if (Status s = files.Init(); !s.ok()) Die("snapshot files", s);
   auto view = db.View();
   if (!view.ok()) Die("view", view.status());
-  std::atomic<bool> done{false};
+  std::atomic<bool> done{false};         // the first snapshot (the one measured) is written
+  std::atomic<bool> blocks_done{false};  // the blocks measured during snapshots have run
   double snap_secs = 0;
+  int snapshots = 0;
   Status snap_status;
   std::thread writer([&] {
     app::LowerToLowestPriority();
@@ -232,13 +262,32 @@ int main(int argc, char** argv) {
     }
     auto w = files.Write(**view, static_cast<std::size_t>(a.chunk_mb) << 20, nullptr, &gate);
     snap_secs = Seconds(Clock::now() - t0);
+    snapshots = 1;
     if (!w.ok()) snap_status = w.status();
     done = true;
+    // So that every block measured runs while a snapshot is written: the next snapshots, of
+    // the latest version each, until the blocks are done (each deleted when written; the last
+    // one cancelled). The first stays, for the restore.
+    while (snap_status.ok() && !blocks_done) {
+      auto next_view = db.View();
+      if (!next_view.ok()) {
+        snap_status = next_view.status();
+        break;
+      }
+      auto next = files.Write(**next_view, static_cast<std::size_t>(a.chunk_mb) << 20,
+                              &blocks_done, &gate);
+      if (!next.ok()) break;  // cancelled: the blocks are done
+      ++snapshots;
+      if (Status d = files.Delete(next->height); !d.ok()) snap_status = d;
+    }
   });
   // --blocks 0: the snapshot alone (no block before or during it), e.g. to make a large
-  // snapshot for the restore figures quickly.
-  const std::vector<double> during = a.blocks > 0 ? run_blocks(a.blocks, &done)
-                                                  : std::vector<double>{};
+  // snapshot for the restore figures quickly. Otherwise --blocks blocks, and more until the
+  // first snapshot is written, every one while a snapshot is written (the first, or one of
+  // those after it).
+  std::vector<double> during;
+  if (a.blocks > 0) during = run_blocks(a.blocks, &done);
+  blocks_done = true;
   writer.join();
   if (!snap_status.ok()) Die("snapshot", snap_status);
   view->reset();
@@ -259,12 +308,13 @@ int main(int argc, char** argv) {
     Die("manifest", s);
   }
   std::printf("snapshot (writer %s): %llu keys, %u chunks in %.1f s; %.0f MB on disk for %.0f "
-              "MB of keys and values (%.2fx); %llu tree rebuilds\n",
+              "MB of keys and values (%.2fx); %d snapshots written while the blocks ran, %llu "
+              "tree rebuilds in all\n",
               a.gate ? "waits while a block runs" : "runs beside blocks",
               static_cast<unsigned long long>(m.leaves), list[0].chunks, snap_secs,
               DirBytes(snap_dir) / 1048576.0, m.raw_bytes / 1048576.0,
               static_cast<double>(DirBytes(snap_dir)) / static_cast<double>(m.raw_bytes),
-              static_cast<unsigned long long>(db.view_stats().rebuilds));
+              snapshots, static_cast<unsigned long long>(db.view_stats().rebuilds));
   if (a.blocks > 0) {
     const double base_p99 = Percentile(base, 0.99);
     std::printf("blocks of %lld updates, without a snapshot: %zu blocks, p50 %.1f ms, p99 %.1f "
@@ -293,17 +343,27 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   opened->reset();
 
-  // The restore, in a process of its own.
-  std::string self = fs::read_symlink("/proc/self/exe").string();
-  std::vector<std::string> args = {self, "--dir", a.dir, "--restore-from", snap_dir};
-  std::vector<char*> argv2;
-  for (auto& s : args) argv2.push_back(s.data());
-  argv2.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv2.data(), environ) != 0) {
-    Die("spawn", Status::IOError("cannot start the restore"));
+  // The restores, each in a process of its own: the serial baseline first.
+  std::vector<std::string> modes;
+  if (a.restore_mode == "both") {
+    modes = {"serial", "pipelined"};
+  } else {
+    modes = {a.restore_mode};
   }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  std::string self = fs::read_symlink("/proc/self/exe").string();
+  for (const std::string& mode : modes) {
+    std::vector<std::string> args = {self, "--dir", a.dir, "--restore-from", snap_dir,
+                                     "--restore-mode", mode};
+    std::vector<char*> argv2;
+    for (auto& s : args) argv2.push_back(s.data());
+    argv2.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv2.data(), environ) != 0) {
+      Die("spawn", Status::IOError("cannot start the restore"));
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
+  }
+  return 0;
 }

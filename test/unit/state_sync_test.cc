@@ -18,6 +18,8 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -315,6 +317,75 @@ TEST_CASE("the empty tree's snapshot is one chunk with no leaf", "[statesync]") 
   Restore(snap, target.get());
   CHECK(target->version() == 1);
   CHECK(target->root_hash() == kEmptyHash);
+}
+
+TEST_CASE("RestoreWriter writes each chunk handed over, in order; a failed write comes back",
+          "[statesync]") {
+  TempDir dir;
+  auto source = OpenStore(Options(dir / "source"));
+  Fill(source.get(), 400);
+  const Snapshot snap = Take(*source, 1024);
+  const SnapshotManifest& m = snap.manifest;
+  const auto count = static_cast<std::uint32_t>(snap.chunks.size());
+  REQUIRE(count > 10);
+  const auto verified = [&](std::uint32_t i, const LeafPath* previous) {
+    auto chunk = std::make_unique<VerifiedChunk>();
+    REQUIRE(VerifyChunk(snap.chunks[i], m.root, m.version, i, count, previous, chunk.get()).ok());
+    return chunk;
+  };
+  auto target = OpenStore(Options(dir / "target"));
+
+  SECTION("RestoreSnapshot: chunks are checked while the last ones are written") {
+    REQUIRE(kairos::app::RestoreSnapshot(target.get(), m, [&](std::uint32_t i) {
+              return kairos::Result<std::string>(snap.chunks.at(i));
+            }).ok());
+    CHECK(target->version() == m.version);
+    CHECK(target->root_hash() == source->root_hash());
+    auto restored = target->View();
+    auto original = source->View();
+    REQUIRE(restored.ok());
+    REQUIRE(original.ok());
+    CHECK(AllOf(**restored) == AllOf(**original));
+  }
+  SECTION("a write that fails: Push and Finish return its error, later chunks are dropped") {
+    REQUIRE(target->BeginRestore(m.version, m.root, m.commit_info).ok());
+    {
+      kairos::app::RestoreWriter writer(target.get());
+      auto first = verified(0, nullptr);
+      const LeafPath first_last = first->last;
+      auto second = verified(1, &first_last);
+      REQUIRE(writer.Push(std::move(second)).ok());
+      // Out of key-hash order: the store refuses it, on the writer's thread.
+      REQUIRE(writer.Push(std::move(first)).ok());
+      const Status st = writer.Finish();
+      INFO(st.ToString());
+      CHECK(st.code() == Status::Code::kInvalidArgument);
+      CHECK(st.message().find("increasing key-hash order") != std::string::npos);
+      CHECK(writer.Push(verified(0, nullptr)).code() == Status::Code::kInvalidArgument);
+    }
+    REQUIRE(target->AbortRestore().ok());
+    CHECK(target->version() == 0);
+    std::string value;
+    CHECK(target->Get("key/0", &value).IsNotFound());
+  }
+  SECTION("a restore abandoned with chunks in flight: the writer stops, the store is wiped") {
+    REQUIRE(target->BeginRestore(m.version, m.root, m.commit_info).ok());
+    {
+      kairos::app::RestoreWriter writer(target.get());
+      std::optional<LeafPath> previous;
+      for (std::uint32_t i = 0; i < count / 2; ++i) {
+        auto chunk = verified(i, previous ? &*previous : nullptr);
+        previous = chunk->last;
+        REQUIRE(writer.Push(std::move(chunk)).ok());
+      }
+    }  // destroyed without Finish
+    REQUIRE(target->AbortRestore().ok());
+    CHECK(target->version() == 0);
+    REQUIRE(kairos::app::RestoreSnapshot(target.get(), m, [&](std::uint32_t i) {
+              return kairos::Result<std::string>(snap.chunks.at(i));
+            }).ok());
+    CHECK(target->root_hash() == source->root_hash());
+  }
 }
 
 TEST_CASE("a restore that does not finish leaves an empty store", "[statesync]") {
