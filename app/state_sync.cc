@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -305,12 +306,18 @@ RestoreWriter::~RestoreWriter() {
   }
   cv_.notify_all();
   thread_.join();
+  if (!failed_.ok() && !failure_reported_) {
+    Log()->error("state sync: writing the restored values failed: {}", failed_.ToString());
+  }
 }
 
 Status RestoreWriter::Push(std::unique_ptr<store::VerifiedChunk> chunk) {
   std::unique_lock lock(mu_);
   cv_.wait(lock, [&] { return waiting_ == nullptr || !failed_.ok(); });
-  if (!failed_.ok()) return failed_;
+  if (!failed_.ok()) {
+    failure_reported_ = true;
+    return failed_;
+  }
   waiting_ = std::move(chunk);
   cv_.notify_all();
   return Status::OK();
@@ -319,6 +326,7 @@ Status RestoreWriter::Push(std::unique_ptr<store::VerifiedChunk> chunk) {
 Status RestoreWriter::Finish() {
   std::unique_lock lock(mu_);
   cv_.wait(lock, [&] { return waiting_ == nullptr && !busy_; });
+  if (!failed_.ok()) failure_reported_ = true;
   return failed_;
 }
 
@@ -336,7 +344,12 @@ void RestoreWriter::Loop() {
     busy_ = true;
     cv_.notify_all();  // room for the next chunk
     lock.unlock();
-    Status s = write ? store_->RestoreLeaves(chunk->leaves) : Status::OK();
+    Status s;
+    try {
+      if (write) s = store_->RestoreLeaves(chunk->leaves);
+    } catch (const std::exception& e) {
+      s = Status::IOError(std::string("writing restored values: ") + e.what());
+    }
     chunk.reset();  // freed outside the lock
     lock.lock();
     if (!s.ok() && failed_.ok()) failed_ = std::move(s);
@@ -347,18 +360,17 @@ void RestoreWriter::Loop() {
 
 Status RestoreSnapshot(store::MerkleStore* store, const store::SnapshotManifest& manifest,
                        const SnapshotFiles::ChunkSource& chunk) {
+  // The writer's thread first: nothing is begun if it cannot start.
+  auto writer = std::make_unique<RestoreWriter>(store);
   if (Status s = store->BeginRestore(manifest.version, manifest.root, manifest.commit_info);
       !s.ok()) {
     return s;
   }
-  Status s;
-  {
-    RestoreWriter writer(store);
-    s = VerifySnapshotChunks(manifest, chunk, [&](std::unique_ptr<store::VerifiedChunk> c) {
-      return writer.Push(std::move(c));
-    });
-    if (Status written = writer.Finish(); s.ok()) s = std::move(written);
-  }
+  Status s = VerifySnapshotChunks(manifest, chunk, [&](std::unique_ptr<store::VerifiedChunk> c) {
+    return writer->Push(std::move(c));
+  });
+  if (Status written = writer->Finish(); s.ok()) s = std::move(written);
+  writer.reset();
   if (s.ok()) s = store->FinishRestore();
   if (!s.ok()) {
     if (Status wiped = store->AbortRestore(); !wiped.ok()) {
@@ -564,6 +576,8 @@ pb::ResponseOfferSnapshot StateSync::Offer(const pb::RequestOfferSnapshot& req) 
     res.set_result(R::REJECT);
     return res;
   }
+  // Its thread first: nothing is begun if it cannot start (an exception to the dispatcher).
+  auto writer = std::make_unique<RestoreWriter>(store_);
   if (Status b = store_->BeginRestore(manifest.version, manifest.root, manifest.commit_info);
       !b.ok()) {
     Log()->error("state sync: cannot begin a restore: {}", b.ToString());
@@ -576,7 +590,7 @@ pb::ResponseOfferSnapshot StateSync::Offer(const pb::RequestOfferSnapshot& req) 
   restore_.emplace();
   restore_->count = static_cast<std::uint32_t>(manifest.chunk_hashes.size());
   restore_->manifest = std::move(manifest);
-  restore_->writer = std::make_unique<RestoreWriter>(store_);
+  restore_->writer = std::move(writer);
   res.set_result(R::ACCEPT);
   return res;
 }

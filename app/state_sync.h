@@ -106,7 +106,8 @@ void LowerToLowestPriority();
 
 // Checks every chunk of a snapshot, in order, against its manifest: its bytes' hash, then its
 // proof against the manifest's root (store::VerifyChunk); hands each verified chunk to `visit`
-// (may be empty), which may keep it. The first failure is returned, naming the chunk.
+// (may be empty), which may keep it (its `last` path is moved out first: the next chunk's check
+// needs it). The first failure is returned, naming the chunk.
 using VerifiedChunkVisitor = std::function<Status(std::unique_ptr<store::VerifiedChunk>)>;
 Status VerifySnapshotChunks(const store::SnapshotManifest& manifest,
                             const SnapshotFiles::ChunkSource& chunk,
@@ -114,13 +115,17 @@ Status VerifySnapshotChunks(const store::SnapshotManifest& manifest,
 
 // Writes verified chunks' leaves into a store being restored (MerkleStore::RestoreLeaves) on a
 // thread of its own, so that the next chunk is checked while this one's values go to LevelDB.
-// At most one chunk waits besides the one being written: two chunks of memory. The restore's
-// other calls (BeginRestore before, FinishRestore or AbortRestore after Finish or the
-// destructor) stay the caller's; the handover orders them with the writes.
+// At most one chunk waits besides the one being written, so with the one the caller checks,
+// three chunks are in memory at most (one before). The restore's other calls (BeginRestore
+// before the first Push, FinishRestore or AbortRestore after Finish or the destructor) stay the
+// caller's; the handover orders them with the writes. An exception from the store (e.g. out of
+// memory) is a failed write, not the end of the process.
 class RestoreWriter {
  public:
-  explicit RestoreWriter(store::MerkleStore* store);  // REQUIRES: a restore is begun
-  ~RestoreWriter();  // waits for the chunk being written; drops one still waiting
+  explicit RestoreWriter(store::MerkleStore* store);
+  // Waits for the chunk being written; drops one still waiting; logs a write error nobody
+  // asked for (the restore was abandoned for another reason).
+  ~RestoreWriter();
   RestoreWriter(const RestoreWriter&) = delete;
   RestoreWriter& operator=(const RestoreWriter&) = delete;
 
@@ -140,6 +145,7 @@ class RestoreWriter {
   bool busy_ = false;                              // a chunk is being written
   bool stopping_ = false;
   Status failed_;  // the first write error
+  bool failure_reported_ = false;  // Push or Finish returned failed_
   std::thread thread_;
 };
 

@@ -856,6 +856,10 @@ Status MerkleStore::AddPruning(Version version, Version completing, void* batch_
 Result<Hash> MerkleStore::Stage(Version version, const ChangeSet& changes,
                                 std::string commit_info) {
   if (!failed_.ok()) return failed_;
+  if (restore_) {
+    return Status::InvalidArgument("a state sync restore is in progress: nothing can be staged "
+                                   "until it finishes or is abandoned");
+  }
   if (version <= latest_.version) {
     return Status::InvalidArgument("cannot stage version " + std::to_string(version) +
                                    " on top of version " + std::to_string(latest_.version));

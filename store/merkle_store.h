@@ -286,8 +286,8 @@ class MerkleStore final : public KvReader, private PageReader {
   // marker that makes any later Open wipe the database: a restore that does not finish leaves
   // an empty store, never half a state. RestoreLeaves takes leaves in strictly increasing
   // key-hash order (each call's after the last), already verified by the caller (a snapshot
-  // chunk's VerifyChunk): their values go to LevelDB in unsynced batches of a few MB (the V and
-  // S records), their hashes stay in memory (64 bytes a leaf). FinishRestore builds the tree's
+  // chunk's VerifyChunk): their values go to LevelDB in synced batches of a few MB (the V and
+  // S records), their hashes stay in memory (64 bytes a leaf); Stage is refused meanwhile. FinishRestore builds the tree's
   // pages bottom-up from those hashes, checks that its root is `root` (else Corruption and the
   // store stays empty), and writes the pages as a durable checkpoint at `version` with the root
   // record and markers in one synced batch that also drops the marker: from then on the store

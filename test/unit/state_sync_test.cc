@@ -427,6 +427,9 @@ TEST_CASE("a restore that does not finish leaves an empty store", "[statesync]")
     CHECK(source->BeginRestore(3, snap.manifest.root, "").code() ==
           Status::Code::kInvalidArgument);  // not empty
     REQUIRE(target->BeginRestore(3, snap.manifest.root, "").ok());
+    ChangeSet c;
+    c["key/0"] = "v";
+    CHECK(target->Stage(1, c, "").status().code() == Status::Code::kInvalidArgument);
     CHECK(target->FinishRestore().code() == Status::Code::kCorruption);  // no leaf: wrong root
   }
 }
