@@ -1,16 +1,17 @@
 // snapshot_bench: state sync snapshots of a MerkleStore (issue 24). A benchmark, not a test: it
 // prints figures, each beside its baseline measured in the same run.
 //
-//   snapshot_bench [--keys 1000000] [--block 10000] [--blocks 40] [--interval-ms 500]
+//   snapshot_bench [--keys 1000000] [--block 10000] [--blocks 50] [--warmup 50] [--interval-ms 500]
 //                  [--chunk-mb 10] [--gate 0|1] [--dir DIR]
 //   (--blocks 0: no blocks, the snapshot alone, then the restore; --hold-ms N: instead of a
 //   snapshot, hold the view N ms and write nothing, to see what holding a view alone costs)
 //
 // The store bench's workload: random 32-byte keys, 100-byte values. After the load (every key
 // written once, in blocks of 100k), it measures:
-//  1. block latency (Stage + Commit of --block updates) over --blocks blocks with no snapshot:
-//     the baseline; a block begins every --interval-ms (a chain's block interval: the node is
-//     idle in between, as a node is while consensus runs), or at once when the last took longer;
+//  1. block latency (Stage + Commit of --block updates) over --blocks blocks with no snapshot,
+//     after --warmup blocks not measured: the baseline; a block begins every --interval-ms (a
+//     chain's block interval: the node is idle in between, as a node is while consensus runs),
+//     or at once when the last took longer;
 //  2. a snapshot of the latest version written to files (app::SnapshotFiles::Write, on a thread
 //     at nice +19 as kairosd's writer; with --gate 1, the default, each block closes an
 //     app::BlockGate as kairosd's executor does, so the writer waits while a block runs) while
@@ -45,8 +46,10 @@
 #include <thread>
 #include <vector>
 
+#include "app/block_gate.h"
 #include "app/state_sync.h"
 #include "store/merkle_store.h"
+#include "store/snapshot_writer.h"
 
 extern char** environ;
 
@@ -59,11 +62,19 @@ namespace {
 struct Args {
   std::int64_t keys = 1'000'000;
   std::int64_t block = 10'000;
-  std::int64_t blocks = 40;
+  // Blocks measured in each phase, and blocks run before the baseline: both default to the
+  // store's checkpoint interval, so that each phase spans one whole checkpoint cycle (one block
+  // that begins a checkpoint, the others each writing a share of its pages) and the first
+  // checkpoint after the load, which writes every page of the tree, is behind both.
+  std::int64_t blocks = 50;
+  std::int64_t warmup = 50;
   std::int64_t chunk_mb = 10;
   std::int64_t interval_ms = 500;
   bool gate = true;  // blocks close an app::BlockGate, as kairosd's executor does
   std::int64_t hold_ms = 0;  // > 0: the experiment "hold the view this long, write nothing"
+  // The experiment "no chunk files": every snapshot is made (walked, proven, compressed, the
+  // writer gated as usual) but its chunks are dropped, not written and synced; no restore.
+  bool null_sink = false;
   std::string dir;
   std::string restore_from;  // internal: the restore phase, in its own process
   std::int64_t restore_height = 0;
@@ -80,18 +91,21 @@ Args Parse(int argc, char** argv) {
     if (k == "--keys") a.keys = std::atoll(v);
     else if (k == "--block") a.block = std::atoll(v);
     else if (k == "--blocks") a.blocks = std::atoll(v);
+    else if (k == "--warmup") a.warmup = std::atoll(v);
     else if (k == "--chunk-mb") a.chunk_mb = std::atoll(v);
     else if (k == "--interval-ms") a.interval_ms = std::atoll(v);
     else if (k == "--gate") a.gate = std::atoll(v) != 0;
     else if (k == "--hold-ms") a.hold_ms = std::atoll(v);
+    else if (k == "--null-sink") a.null_sink = std::atoll(v) != 0;
     else if (k == "--dir") a.dir = v;
     else if (k == "--restore-from") a.restore_from = v;
     else if (k == "--restore-height") a.restore_height = std::atoll(v);
     else if (k == "--restore-mode") a.restore_mode = v;
     else {
       std::fprintf(stderr,
-                   "usage: snapshot_bench [--keys N] [--block N] [--blocks N] [--interval-ms N] "
-                   "[--chunk-mb N] [--gate 0|1] [--hold-ms N] [--restore-mode serial|pipelined|both] "
+                   "usage: snapshot_bench [--keys N] [--block N] [--blocks N] [--warmup N] [--interval-ms N] "
+                   "[--chunk-mb N] [--gate 0|1] [--hold-ms N] [--null-sink 0|1] "
+                   "[--restore-mode serial|pipelined|both] "
                    "[--dir DIR]\n");
       std::exit(2);
     }
@@ -238,6 +252,11 @@ int main(int argc, char** argv) {
     }
     return ms;
   };
+  if (a.blocks > 0 && a.warmup > 0) {
+    const std::vector<double> warm = run_blocks(a.warmup, nullptr);
+    std::printf("warm-up: %zu blocks, p50 %.1f ms, p99 %.1f ms (not compared)\n", warm.size(),
+                Percentile(warm, 0.5), Percentile(warm, 0.99));
+  }
   const std::vector<double> base = run_blocks(a.blocks, nullptr);
 
   // The snapshot, written as kairosd's writer does, while blocks go on.
@@ -251,6 +270,27 @@ int main(int argc, char** argv) {
   double snap_secs = 0;
   int snapshots = 0;
   Status snap_status;
+  // One snapshot of `v`: to files (their height), or with --null-sink made and dropped (0).
+  const auto write = [&](const store::StoreView& v,
+                         const std::atomic<bool>* cancel) -> Result<std::uint64_t> {
+    const std::size_t bytes = static_cast<std::size_t>(a.chunk_mb) << 20;
+    if (!a.null_sink) {
+      auto w = files.Write(v, bytes, cancel, a.gate ? &gate : nullptr);
+      if (!w.ok()) return w.status();
+      return w->height;
+    }
+    store::SnapshotManifest manifest;
+    app::GateWaiter waiter(a.gate ? &gate : nullptr, app::kSnapshotMaxWaitShare);
+    const Status s = store::WriteSnapshot(
+        v, bytes, [](std::uint32_t, std::string_view) { return Status::OK(); }, &manifest,
+        [&]() -> Status {
+          waiter.Wait(cancel);
+          if (cancel != nullptr && *cancel) return Status::IOError("cancelled");
+          return Status::OK();
+        });
+    if (!s.ok()) return s;
+    return std::uint64_t{0};
+  };
   std::thread writer([&] {
     app::LowerToLowestPriority();
     const auto t0 = Clock::now();
@@ -260,7 +300,7 @@ int main(int argc, char** argv) {
       done = true;
       return;
     }
-    auto w = files.Write(**view, static_cast<std::size_t>(a.chunk_mb) << 20, nullptr, &gate);
+    auto w = write(**view, nullptr);
     snap_secs = Seconds(Clock::now() - t0);
     snapshots = 1;
     if (!w.ok()) snap_status = w.status();
@@ -274,11 +314,11 @@ int main(int argc, char** argv) {
         snap_status = next_view.status();
         break;
       }
-      auto next = files.Write(**next_view, static_cast<std::size_t>(a.chunk_mb) << 20,
-                              &blocks_done, &gate);
+      auto next = write(**next_view, &blocks_done);
       if (!next.ok()) break;  // cancelled: the blocks are done
       ++snapshots;
-      if (Status d = files.Delete(next->height); !d.ok()) snap_status = d;
+      if (a.null_sink) continue;
+      if (Status d = files.Delete(*next); !d.ok()) snap_status = d;
     }
   });
   // --blocks 0: the snapshot alone (no block before or during it), e.g. to make a large
@@ -304,17 +344,24 @@ int main(int argc, char** argv) {
   }
   const auto list = files.List();
   store::SnapshotManifest m;
-  if (Status s = store::SnapshotManifest::Decode(list.at(0).metadata, &m); !s.ok()) {
-    Die("manifest", s);
+  if (a.null_sink) {
+    std::printf("snapshot (writer %s, chunks dropped: no file written): the first in %.1f s; %d "
+                "snapshots made while the blocks ran, %llu tree rebuilds in all\n",
+                a.gate ? "waits while a block runs" : "runs beside blocks", snap_secs, snapshots,
+                static_cast<unsigned long long>(db.view_stats().rebuilds));
+  } else {
+    if (Status s = store::SnapshotManifest::Decode(list.at(0).metadata, &m); !s.ok()) {
+      Die("manifest", s);
+    }
+    std::printf("snapshot (writer %s): %llu keys, %u chunks in %.1f s; %.0f MB on disk for %.0f "
+                "MB of keys and values (%.2fx); %d snapshots written while the blocks ran, %llu "
+                "tree rebuilds in all\n",
+                a.gate ? "waits while a block runs" : "runs beside blocks",
+                static_cast<unsigned long long>(m.leaves), list[0].chunks, snap_secs,
+                DirBytes(snap_dir) / 1048576.0, m.raw_bytes / 1048576.0,
+                static_cast<double>(DirBytes(snap_dir)) / static_cast<double>(m.raw_bytes),
+                snapshots, static_cast<unsigned long long>(db.view_stats().rebuilds));
   }
-  std::printf("snapshot (writer %s): %llu keys, %u chunks in %.1f s; %.0f MB on disk for %.0f "
-              "MB of keys and values (%.2fx); %d snapshots written while the blocks ran, %llu "
-              "tree rebuilds in all\n",
-              a.gate ? "waits while a block runs" : "runs beside blocks",
-              static_cast<unsigned long long>(m.leaves), list[0].chunks, snap_secs,
-              DirBytes(snap_dir) / 1048576.0, m.raw_bytes / 1048576.0,
-              static_cast<double>(DirBytes(snap_dir)) / static_cast<double>(m.raw_bytes),
-              snapshots, static_cast<unsigned long long>(db.view_stats().rebuilds));
   if (a.blocks > 0) {
     const double base_p99 = Percentile(base, 0.99);
     std::printf("blocks of %lld updates, without a snapshot: %zu blocks, p50 %.1f ms, p99 %.1f "
@@ -342,6 +389,7 @@ int main(int argc, char** argv) {
   }
   std::fflush(stdout);
   opened->reset();
+  if (a.null_sink) return 0;
 
   // The restores, each in a process of its own: the serial baseline first.
   std::vector<std::string> modes;
