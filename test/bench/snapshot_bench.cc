@@ -9,7 +9,9 @@
 // The store bench's workload: random 32-byte keys, 100-byte values. After the load (every key
 // written once, in blocks of 100k), it measures:
 //  1. block latency (Stage + Commit of --block updates) over --blocks blocks with no snapshot,
-//     after --warmup blocks not measured: the baseline; a block begins every --interval-ms (a
+//     after --warmup blocks not measured, and again after the snapshots (blocks get slower as
+//     the store grows, so the baseline brackets the blocks beside snapshots and is both
+//     halves): the baseline; a block begins every --interval-ms (a
 //     chain's block interval: the node is idle in between, as a node is while consensus runs),
 //     or at once when the last took longer;
 //  2. a snapshot of the latest version written to files (app::SnapshotFiles::Write, on a thread
@@ -235,7 +237,14 @@ int main(int argc, char** argv) {
               Seconds(Clock::now() - load_start));
 
   app::BlockGate gate;
-  const auto run_blocks = [&](std::int64_t n, const std::atomic<bool>* until_done) {
+  // Where a block's time goes: Stage (the tree update), Commit, and Commit's synced LevelDB
+  // write and in-memory update (MerkleStore::BlockStats), in ms.
+  struct Phases {
+    std::vector<double> stage, commit, write, memory;
+  };
+  Phases base_phases, during_phases;
+  const auto run_blocks = [&](std::int64_t n, const std::atomic<bool>* until_done,
+                              Phases* phases) {
     std::vector<double> ms;
     for (std::int64_t b = 0; b < n || (until_done != nullptr && !*until_done); ++b) {
       store::ChangeSet c;
@@ -245,19 +254,31 @@ int main(int argc, char** argv) {
       const auto t0 = Clock::now();
       if (a.gate) gate.Close();
       if (auto r = db.Stage(++v, c); !r.ok()) Die("stage", r.status());
+      const auto t1 = Clock::now();
       if (Status s = db.Commit(); !s.ok()) Die("commit", s);
       if (a.gate) gate.Open();
-      ms.push_back(Seconds(Clock::now() - t0) * 1000);
+      const auto t2 = Clock::now();
+      ms.push_back(Seconds(t2 - t0) * 1000);
+      if (phases != nullptr) {
+        phases->stage.push_back(Seconds(t1 - t0) * 1000);
+        phases->commit.push_back(Seconds(t2 - t1) * 1000);
+        phases->write.push_back(db.last_block().write_ms);
+        phases->memory.push_back(db.last_block().memory_ms);
+      }
       std::this_thread::sleep_until(t0 + std::chrono::milliseconds(a.interval_ms));
     }
     return ms;
   };
   if (a.blocks > 0 && a.warmup > 0) {
-    const std::vector<double> warm = run_blocks(a.warmup, nullptr);
+    const std::vector<double> warm = run_blocks(a.warmup, nullptr, nullptr);
     std::printf("warm-up: %zu blocks, p50 %.1f ms, p99 %.1f ms (not compared)\n", warm.size(),
                 Percentile(warm, 0.5), Percentile(warm, 0.99));
   }
-  const std::vector<double> base = run_blocks(a.blocks, nullptr);
+  // LevelDB's compactions (per level: time, MB read and written, since the open), before and
+  // after each measured phase: what its background thread did beside the blocks.
+  const std::string stats_before_base = db.DbProperty("leveldb.stats");
+  std::vector<double> base = run_blocks(a.blocks, nullptr, &base_phases);
+  const std::string stats_after_base = db.DbProperty("leveldb.stats");
 
   // The snapshot, written as kairosd's writer does, while blocks go on.
   const std::string snap_dir = a.dir + "/snapshots";
@@ -326,11 +347,27 @@ int main(int argc, char** argv) {
   // first snapshot is written, every one while a snapshot is written (the first, or one of
   // those after it).
   std::vector<double> during;
-  if (a.blocks > 0) during = run_blocks(a.blocks, &done);
+  if (a.blocks > 0) during = run_blocks(a.blocks, &done, &during_phases);
   blocks_done = true;
+  const std::string stats_after_during = db.DbProperty("leveldb.stats");
   writer.join();
+  std::printf("LevelDB compactions before the baseline:\n%s\nafter the baseline:\n%s\nafter the "
+              "blocks beside snapshots:\n%s\n",
+              stats_before_base.c_str(), stats_after_base.c_str(), stats_after_during.c_str());
   if (!snap_status.ok()) Die("snapshot", snap_status);
   view->reset();
+  // Blocks get slower as the store grows (the warm-up's p50 below the baseline's): a second
+  // baseline after the snapshots, so that the baseline brackets the blocks beside them, and
+  // both halves together are what they are compared with.
+  if (a.blocks > 0) {
+    const std::vector<double> before = base;
+    const std::vector<double> after = run_blocks(a.blocks, nullptr, &base_phases);
+    std::printf("baseline before the snapshots: p50 %.1f ms, p99 %.1f ms; after them: p50 %.1f "
+                "ms, p99 %.1f ms (the baseline below is both)\n",
+                Percentile(before, 0.5), Percentile(before, 0.99), Percentile(after, 0.5),
+                Percentile(after, 0.99));
+    base.insert(base.end(), after.begin(), after.end());
+  }
   if (a.hold_ms > 0) {
     std::printf("a view held %.1f s, nothing written\n", snap_secs);
     std::printf("blocks of %lld updates: without a view held, %zu blocks, p50 %.1f ms, p99 %.1f "
@@ -381,6 +418,17 @@ int main(int argc, char** argv) {
       slowest += " " + std::to_string(static_cast<int>(by_ms[i].first)) + " ms (block " +
                  std::to_string(by_ms[i].second) + ")";
     }
+    const auto phase = [&](const char* name, const std::vector<double>& b,
+                           const std::vector<double>& d) {
+      std::printf("  %-7s p50 %6.1f ms -> %6.1f ms, p99 %6.1f ms -> %6.1f ms\n", name,
+                  Percentile(b, 0.5), Percentile(d, 0.5), Percentile(b, 0.99),
+                  Percentile(d, 0.99));
+    };
+    std::printf("where the time goes, without -> while a snapshot is written:\n");
+    phase("stage", base_phases.stage, during_phases.stage);
+    phase("commit", base_phases.commit, during_phases.commit);
+    phase(" write", base_phases.write, during_phases.write);
+    phase(" memory", base_phases.memory, during_phases.memory);
     std::printf("blocks slower than the baseline's p99 while a snapshot is written: %zd of %zu; "
                 "slowest:%s\n",
                 std::count_if(during.begin(), during.end(),
