@@ -11,9 +11,9 @@
 //  1. block latency (Stage + Commit of --block updates) over --blocks blocks with no snapshot,
 //     after --warmup blocks not measured, and again after the snapshots (blocks get slower as
 //     the store grows, so the baseline brackets the blocks beside snapshots and is both
-//     halves): the baseline; a block begins every --interval-ms (a
-//     chain's block interval: the node is idle in between, as a node is while consensus runs),
-//     or at once when the last took longer;
+//     halves): the baseline; a block begins every --interval-ms (a chain's block interval:
+//     the node is idle in between, as a node is while consensus runs), or at once when the
+//     last took longer;
 //  2. a snapshot of the latest version written to files (app::SnapshotFiles::Write, on a thread
 //     at nice +19 as kairosd's writer; with --gate 1, the default, each block closes an
 //     app::BlockGate as kairosd's executor does, so the writer waits while a block runs) while
@@ -105,10 +105,9 @@ Args Parse(int argc, char** argv) {
     else if (k == "--restore-mode") a.restore_mode = v;
     else {
       std::fprintf(stderr,
-                   "usage: snapshot_bench [--keys N] [--block N] [--blocks N] [--warmup N] [--interval-ms N] "
-                   "[--chunk-mb N] [--gate 0|1] [--hold-ms N] [--null-sink 0|1] "
-                   "[--restore-mode serial|pipelined|both] "
-                   "[--dir DIR]\n");
+                   "usage: snapshot_bench [--keys N] [--block N] [--blocks N] [--warmup N] "
+                   "[--interval-ms N] [--chunk-mb N] [--gate 0|1] [--hold-ms N] "
+                   "[--null-sink 0|1] [--restore-mode serial|pipelined|both] [--dir DIR]\n");
       std::exit(2);
     }
   }
