@@ -64,10 +64,11 @@
 #include "store/snapshot.h"
 
 namespace leveldb {
-class DB;
 class Cache;
+class DB;
 class Env;
 class FilterPolicy;
+class Iterator;
 class Snapshot;
 }  // namespace leveldb
 
@@ -437,8 +438,12 @@ class MerkleStore final : public KvReader, private PageReader {
   Status ReadProofLeaf(LeafPath path, const leveldb::Snapshot* snapshot,
                        ExistenceProof* out) const;
   // The key and value of a leaf slot (leaf hash, key hash, value version), as ReadProofLeaf.
+  // With `values` (an iterator over the same snapshot) the V record is found by moving it
+  // forward, not by a Get: a walk reads leaves in key-hash order, as V is sorted, so one
+  // iterator reads each table block once, and its reads are not charged to LevelDB's seek
+  // compactions as a million Gets are.
   Status ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* snapshot, std::string* key,
-                       std::string* value) const;
+                       std::string* value, leveldb::Iterator* values = nullptr) const;
   // StoreView::ForEachLeafWithPaths (and ForEachLeaf).
   Status WalkLeaves(const StoreView& view, Hash from, const LeafPathVisitor& visit) const;
   // ViewLookup's search: in the in-memory tree when the version is there, else in `*rebuilt`

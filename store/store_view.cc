@@ -25,6 +25,10 @@ namespace kairos::store {
 
 namespace {
 
+// How far ReadLeafValue steps an iterator towards a leaf's V record before it seeks: a step
+// is a comparison among LevelDB's open tables, a seek a binary search in each.
+constexpr int kValueSteps = 8;
+
 // A scan a view cannot serve, reported through the iterator's status.
 class ErrorIterator final : public KvIterator {
  public:
@@ -259,7 +263,8 @@ Status MerkleStore::ReadProofLeaf(LeafPath path, const leveldb::Snapshot* snapsh
 }
 
 Status MerkleStore::ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* snapshot,
-                                  std::string* key_out, std::string* value_out) const {
+                                  std::string* key_out, std::string* value_out,
+                                  leveldb::Iterator* values) const {
   // The leaf slot says which version wrote the value. The value cache holds the key's latest
   // record: when that is the leaf's version, it is the leaf's key and value (V records never
   // change), read with checksums or written by a commit.
@@ -278,12 +283,40 @@ Status MerkleStore::ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* sna
   // Otherwise one exact read of V gives key and value (not cached: a query must not evict
   // what blocks read).
   std::string record;
-  leveldb::ReadOptions read = ViewRead();
-  read.snapshot = snapshot;
-  const leveldb::Status s = db_->Get(read, ValueKey(leaf.key_hash, leaf.version), &record);
-  if (!s.ok()) {
-    return Status::Corruption("a leaf written at version " + std::to_string(leaf.version) +
-                              " has no value: " + s.ToString());
+  const std::string want = ValueKey(leaf.key_hash, leaf.version);
+  if (values != nullptr) {
+    // The record is usually a few steps ahead (past the older versions of the last key read):
+    // step to it, and seek only when it is further.
+    const leveldb::Slice target(want);
+    int steps = 0;
+    if (!values->Valid() || values->key().compare(target) > 0) {
+      values->Seek(target);
+    } else {
+      while (values->Valid() && values->key().compare(target) < 0) {
+        if (++steps > kValueSteps) {
+          values->Seek(target);
+          break;
+        }
+        values->Next();
+      }
+    }
+    if (!values->status().ok()) {  // as a Get's error, below
+      return Status::Corruption("a leaf written at version " + std::to_string(leaf.version) +
+                                " has no value: " + values->status().ToString());
+    }
+    if (!values->Valid() || values->key() != target) {
+      return Status::Corruption("a leaf written at version " + std::to_string(leaf.version) +
+                                " has no value");
+    }
+    record.assign(values->value().data(), values->value().size());
+  } else {
+    leveldb::ReadOptions read = ViewRead();
+    read.snapshot = snapshot;
+    const leveldb::Status s = db_->Get(read, want, &record);
+    if (!s.ok()) {
+      return Status::Corruption("a leaf written at version " + std::to_string(leaf.version) +
+                                " has no value: " + s.ToString());
+    }
   }
   std::string_view key, value;
   if (!DecodeValueRecord(record, &key, &value)) {
@@ -347,9 +380,15 @@ Status MerkleStore::WalkLeaves(const StoreView& view, Hash from,
       break;
     }
     // The values, outside the lock: V records at or below the view's version are in its
-    // snapshot, whatever was committed or pruned since.
+    // snapshot, whatever was committed or pruned since. One iterator per batch: it pins the
+    // table files it reads from, and a snapshot of millions of keys must not keep every file
+    // that compactions replace while it runs.
+    leveldb::ReadOptions read = ViewRead();
+    read.snapshot = view.snapshot_.get();
+    const std::unique_ptr<leveldb::Iterator> values(db_->NewIterator(read));
     for (const Slot& leaf : batch) {
-      if (Status r = ReadLeafValue(leaf, view.snapshot_.get(), &key, &value); !r.ok()) {
+      if (Status r = ReadLeafValue(leaf, view.snapshot_.get(), &key, &value, values.get());
+          !r.ok()) {
         result = r;
         break;
       }

@@ -83,6 +83,13 @@ struct Args {
   // The restores run: "serial" (the baseline: each chunk checked, then written, one thread),
   // "pipelined" (app::RestoreSnapshot, what kairosd ships), or "both", each in its own process.
   std::string restore_mode = "both";
+  // > 0: the alternating layout instead. --cycles cycles, each one phase of --alternate blocks
+  // with no snapshot and one with snapshots written one after another (the first of each phase
+  // from that phase's first block, the last cancelled at its end), in the order off-on, then
+  // on-off (so that drift, and the block that begins a checkpoint, fall on both sides alike).
+  // With --hold-ms (any value > 0), the phases "with" hold a view and write nothing.
+  std::int64_t alternate = 0;
+  std::int64_t cycles = 10;
 };
 
 Args Parse(int argc, char** argv) {
@@ -103,11 +110,14 @@ Args Parse(int argc, char** argv) {
     else if (k == "--restore-from") a.restore_from = v;
     else if (k == "--restore-height") a.restore_height = std::atoll(v);
     else if (k == "--restore-mode") a.restore_mode = v;
+    else if (k == "--alternate") a.alternate = std::atoll(v);
+    else if (k == "--cycles") a.cycles = std::atoll(v);
     else {
       std::fprintf(stderr,
                    "usage: snapshot_bench [--keys N] [--block N] [--blocks N] [--warmup N] "
                    "[--interval-ms N] [--chunk-mb N] [--gate 0|1] [--hold-ms N] "
-                   "[--null-sink 0|1] [--restore-mode serial|pipelined|both] [--dir DIR]\n");
+                   "[--null-sink 0|1] [--restore-mode serial|pipelined|both] "
+                   "[--alternate N --cycles N] [--dir DIR]\n");
       std::exit(2);
     }
   }
@@ -150,6 +160,30 @@ std::string RandomBytes(std::mt19937_64& rng, std::size_t n) {
     std::memcpy(s.data() + i, &r, std::min<std::size_t>(8, n - i));
   }
   return s;
+}
+
+// LevelDB's compactions so far, from its "leveldb.stats" (a table with a row per level: level,
+// files, size MB, time s, read MB, written MB): the seconds and MB read and written, summed.
+struct Compactions {
+  double secs = 0, read_mb = 0, write_mb = 0;
+};
+Compactions CompactionsOf(const std::string& stats) {
+  Compactions c;
+  std::size_t at = 0;
+  while (at < stats.size()) {
+    std::size_t end = stats.find('\n', at);
+    if (end == std::string::npos) end = stats.size();
+    int level = 0, files = 0;
+    double size = 0, secs = 0, read = 0, write = 0;
+    if (std::sscanf(stats.substr(at, end - at).c_str(), "%d %d %lf %lf %lf %lf", &level, &files,
+                    &size, &secs, &read, &write) == 6) {
+      c.secs += secs;
+      c.read_mb += read;
+      c.write_mb += write;
+    }
+    at = end + 1;
+  }
+  return c;
 }
 
 // This process's peak resident memory (VmHWM), in MB.
@@ -273,23 +307,10 @@ int main(int argc, char** argv) {
     std::printf("warm-up: %zu blocks, p50 %.1f ms, p99 %.1f ms (not compared)\n", warm.size(),
                 Percentile(warm, 0.5), Percentile(warm, 0.99));
   }
-  // LevelDB's compactions (per level: time, MB read and written, since the open), before and
-  // after each measured phase: what its background thread did beside the blocks.
-  const std::string stats_before_base = db.DbProperty("leveldb.stats");
-  std::vector<double> base = run_blocks(a.blocks, nullptr, &base_phases);
-  const std::string stats_after_base = db.DbProperty("leveldb.stats");
-
   // The snapshot, written as kairosd's writer does, while blocks go on.
   const std::string snap_dir = a.dir + "/snapshots";
   app::SnapshotFiles files(snap_dir);
   if (Status s = files.Init(); !s.ok()) Die("snapshot files", s);
-  auto view = db.View();
-  if (!view.ok()) Die("view", view.status());
-  std::atomic<bool> done{false};         // the first snapshot (the one measured) is written
-  std::atomic<bool> blocks_done{false};  // the blocks measured during snapshots have run
-  double snap_secs = 0;
-  int snapshots = 0;
-  Status snap_status;
   // One snapshot of `v`: to files (their height), or with --null-sink made and dropped (0).
   const auto write = [&](const store::StoreView& v,
                          const std::atomic<bool>* cancel) -> Result<std::uint64_t> {
@@ -311,6 +332,145 @@ int main(int argc, char** argv) {
     if (!s.ok()) return s;
     return std::uint64_t{0};
   };
+  // The blocks without a snapshot against those beside one: latency, where it goes, and the
+  // slowest blocks.
+  const auto report = [&](const std::vector<double>& base, const std::vector<double>& during) {
+    const double base_p99 = Percentile(base, 0.99);
+    std::printf("blocks of %lld updates, without a snapshot: %zu blocks, p50 %.1f ms, p99 %.1f "
+                "ms\n",
+                static_cast<long long>(a.block), base.size(), Percentile(base, 0.5), base_p99);
+    std::printf("blocks of %lld updates, while a snapshot is written: %zu blocks, p50 %.1f ms, "
+                "p99 %.1f ms (p99 %+.0f%%)\n",
+                static_cast<long long>(a.block), during.size(), Percentile(during, 0.5),
+                Percentile(during, 0.99), 100.0 * (Percentile(during, 0.99) / base_p99 - 1));
+    // How many blocks the snapshot slowed past the baseline's p99, and the slowest five: one
+    // outlier (the version's one rebuild) reads differently from many (every chunk's write).
+    std::vector<std::pair<double, std::size_t>> by_ms;
+    for (std::size_t i = 0; i < during.size(); ++i) by_ms.emplace_back(during[i], i);
+    std::sort(by_ms.rbegin(), by_ms.rend());
+    std::string slowest;
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, by_ms.size()); ++i) {
+      slowest += " " + std::to_string(static_cast<int>(by_ms[i].first)) + " ms (block " +
+                 std::to_string(by_ms[i].second) + ")";
+    }
+    const auto phase = [&](const char* name, const std::vector<double>& b,
+                           const std::vector<double>& d) {
+      std::printf("  %-7s p50 %6.1f ms -> %6.1f ms, p99 %6.1f ms -> %6.1f ms\n", name,
+                  Percentile(b, 0.5), Percentile(d, 0.5), Percentile(b, 0.99),
+                  Percentile(d, 0.99));
+    };
+    std::printf("where the time goes, without -> while a snapshot is written:\n");
+    phase("stage", base_phases.stage, during_phases.stage);
+    phase("commit", base_phases.commit, during_phases.commit);
+    phase(" write", base_phases.write, during_phases.write);
+    phase(" memory", base_phases.memory, during_phases.memory);
+    std::printf("blocks slower than the baseline's p99 while a snapshot is written: %zd of %zu; "
+                "slowest:%s\n",
+                std::count_if(during.begin(), during.end(),
+                              [&](double x) { return x > base_p99; }),
+                during.size(), slowest.c_str());
+  };
+  if (a.alternate > 0) {
+    // The alternating layout: no baseline before and after, but short phases with and without
+    // snapshots, interleaved, so that the store's growth over the run is on both sides.
+    std::vector<double> base, during;
+    Compactions off_compactions, on_compactions;  // LevelDB's, in the phases without and with
+    int snapshots = 0;
+    Status snap_status;
+    for (std::int64_t c = 0; c < a.cycles && snap_status.ok(); ++c) {
+      for (int half = 0; half < 2; ++half) {
+        const bool on = (half == 0) == (c % 2 == 1);
+        const Compactions before = CompactionsOf(db.DbProperty("leveldb.stats"));
+        const auto count = [&](Compactions* into) {
+          const Compactions after = CompactionsOf(db.DbProperty("leveldb.stats"));
+          into->secs += after.secs - before.secs;
+          into->read_mb += after.read_mb - before.read_mb;
+          into->write_mb += after.write_mb - before.write_mb;
+        };
+        if (!on) {
+          const std::vector<double> ms = run_blocks(a.alternate, nullptr, &base_phases);
+          base.insert(base.end(), ms.begin(), ms.end());
+          count(&off_compactions);
+          continue;
+        }
+        std::atomic<bool> stop{false};
+        std::thread writer([&] {
+          app::LowerToLowestPriority();
+          while (!stop) {
+            auto view = db.View();
+            if (!view.ok()) {
+              snap_status = view.status();
+              return;
+            }
+            if (a.hold_ms > 0) {  // the view alone, held for the phase, nothing walked
+              while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+              return;
+            }
+            auto w = write(**view, &stop);
+            if (!w.ok()) return;  // cancelled: the phase is over
+            ++snapshots;
+            if (a.null_sink) continue;
+            if (Status d = files.Delete(*w); !d.ok()) {
+              snap_status = d;
+              return;
+            }
+          }
+        });
+        const std::vector<double> ms = run_blocks(a.alternate, nullptr, &during_phases);
+        stop = true;
+        writer.join();
+        during.insert(during.end(), ms.begin(), ms.end());
+        count(&on_compactions);
+      }
+      std::printf("cycle %lld (%s): without p50 %.1f ms, with p50 %.1f ms\n",
+                  static_cast<long long>(c), c % 2 == 0 ? "off, on" : "on, off",
+                  Percentile({base.end() - a.alternate, base.end()}, 0.5),
+                  Percentile({during.end() - a.alternate, during.end()}, 0.5));
+      std::fflush(stdout);
+    }
+    if (!snap_status.ok()) Die("snapshot", snap_status);
+    std::printf("alternating: %lld cycles of %lld blocks without and %lld with; %d snapshots "
+                "finished (writer %s%s), %llu tree rebuilds\n",
+                static_cast<long long>(a.cycles), static_cast<long long>(a.alternate),
+                static_cast<long long>(a.alternate), snapshots,
+                a.gate ? "waits while a block runs" : "runs beside blocks",
+                a.null_sink ? ", chunks dropped" : "",
+                static_cast<unsigned long long>(db.view_stats().rebuilds));
+    report(base, during);
+    std::printf("LevelDB compactions in the phases without snapshots: %.1f s, %.0f MB read, %.0f "
+                "MB written; with: %.1f s, %.0f MB read, %.0f MB written\n",
+                off_compactions.secs, off_compactions.read_mb, off_compactions.write_mb,
+                on_compactions.secs, on_compactions.read_mb, on_compactions.write_mb);
+    // The noise in these figures: each side split into the even cycles and the odd ones, two
+    // samples of the same thing; a difference between them is chance (and the order in a cycle).
+    const auto halves = [&](const std::vector<double>& all, const char* name) {
+      std::vector<double> even, odd;
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        ((i / static_cast<std::size_t>(a.alternate)) % 2 == 0 ? even : odd).push_back(all[i]);
+      }
+      std::printf("  %s: even cycles p50 %.1f ms p99 %.1f ms, odd cycles p50 %.1f ms p99 %.1f "
+                  "ms\n",
+                  name, Percentile(even, 0.5), Percentile(even, 0.99), Percentile(odd, 0.5),
+                  Percentile(odd, 0.99));
+    };
+    std::printf("the same split in two (noise):\n");
+    halves(base, "without");
+    halves(during, "with   ");
+    return 0;
+  }
+  // LevelDB's compactions (per level: time, MB read and written, since the open), before and
+  // after each measured phase: what its background thread did beside the blocks.
+  const std::string stats_before_base = db.DbProperty("leveldb.stats");
+  std::vector<double> base = run_blocks(a.blocks, nullptr, &base_phases);
+  const std::string stats_after_base = db.DbProperty("leveldb.stats");
+
+  auto view = db.View();
+  if (!view.ok()) Die("view", view.status());
+  std::atomic<bool> done{false};         // the first snapshot (the one measured) is written
+  std::atomic<bool> blocks_done{false};  // the blocks measured during snapshots have run
+  double snap_secs = 0;
+  int snapshots = 0;
+  Status snap_status;
   std::thread writer([&] {
     app::LowerToLowestPriority();
     const auto t0 = Clock::now();
@@ -398,42 +558,7 @@ int main(int argc, char** argv) {
                 static_cast<double>(DirBytes(snap_dir)) / static_cast<double>(m.raw_bytes),
                 snapshots, static_cast<unsigned long long>(db.view_stats().rebuilds));
   }
-  if (a.blocks > 0) {
-    const double base_p99 = Percentile(base, 0.99);
-    std::printf("blocks of %lld updates, without a snapshot: %zu blocks, p50 %.1f ms, p99 %.1f "
-                "ms\n",
-                static_cast<long long>(a.block), base.size(), Percentile(base, 0.5), base_p99);
-    std::printf("blocks of %lld updates, while a snapshot is written: %zu blocks, p50 %.1f ms, "
-                "p99 %.1f ms (p99 %+.0f%%)\n",
-                static_cast<long long>(a.block), during.size(), Percentile(during, 0.5),
-                Percentile(during, 0.99), 100.0 * (Percentile(during, 0.99) / base_p99 - 1));
-    // How many blocks the snapshot slowed past the baseline's p99, and the slowest five: one
-    // outlier (the version's one rebuild) reads differently from many (every chunk's write).
-    std::vector<std::pair<double, std::size_t>> by_ms;
-    for (std::size_t i = 0; i < during.size(); ++i) by_ms.emplace_back(during[i], i);
-    std::sort(by_ms.rbegin(), by_ms.rend());
-    std::string slowest;
-    for (std::size_t i = 0; i < std::min<std::size_t>(5, by_ms.size()); ++i) {
-      slowest += " " + std::to_string(static_cast<int>(by_ms[i].first)) + " ms (block " +
-                 std::to_string(by_ms[i].second) + ")";
-    }
-    const auto phase = [&](const char* name, const std::vector<double>& b,
-                           const std::vector<double>& d) {
-      std::printf("  %-7s p50 %6.1f ms -> %6.1f ms, p99 %6.1f ms -> %6.1f ms\n", name,
-                  Percentile(b, 0.5), Percentile(d, 0.5), Percentile(b, 0.99),
-                  Percentile(d, 0.99));
-    };
-    std::printf("where the time goes, without -> while a snapshot is written:\n");
-    phase("stage", base_phases.stage, during_phases.stage);
-    phase("commit", base_phases.commit, during_phases.commit);
-    phase(" write", base_phases.write, during_phases.write);
-    phase(" memory", base_phases.memory, during_phases.memory);
-    std::printf("blocks slower than the baseline's p99 while a snapshot is written: %zd of %zu; "
-                "slowest:%s\n",
-                std::count_if(during.begin(), during.end(),
-                              [&](double x) { return x > base_p99; }),
-                during.size(), slowest.c_str());
-  }
+  if (a.blocks > 0) report(base, during);
   std::fflush(stdout);
   opened->reset();
   if (a.null_sink) return 0;
