@@ -523,7 +523,8 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
     }
   }
   std::string value;
-  if (latest) disk_page_reads_.fetch_add(1, std::memory_order_relaxed);
+  (latest ? disk_page_reads_ : stats_of_views_.disk_page_reads)
+      .fetch_add(1, std::memory_order_relaxed);
   leveldb::ReadOptions read = latest ? VerifiedRead() : ViewRead();
   read.snapshot = snapshot;
   const leveldb::Status s = db_->Get(read, PageKey(version, path), &value);

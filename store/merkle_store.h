@@ -327,10 +327,14 @@ class MerkleStore final : public KvReader, private PageReader {
   struct ViewStats {
     std::uint64_t rebuilds = 0;
     std::uint64_t rebuild_steps = 0;
+    // Tree pages views (and rebuilds for them) read from LevelDB: those no longer in the
+    // latest tree, so neither in memory nor in the page cache.
+    std::uint64_t disk_page_reads = 0;
   };
   ViewStats view_stats() const {
     return {stats_of_views_.rebuilds.load(std::memory_order_relaxed),
-            stats_of_views_.rebuild_steps.load(std::memory_order_relaxed)};
+            stats_of_views_.rebuild_steps.load(std::memory_order_relaxed),
+            stats_of_views_.disk_page_reads.load(std::memory_order_relaxed)};
   }
   // The versions Open replayed above the newest durable checkpoint (or from the first
   // version, before any checkpoint is durable; fewer than twice the checkpoint interval):
@@ -438,12 +442,14 @@ class MerkleStore final : public KvReader, private PageReader {
   Status ReadProofLeaf(LeafPath path, const leveldb::Snapshot* snapshot,
                        ExistenceProof* out) const;
   // The key and value of a leaf slot (leaf hash, key hash, value version), as ReadProofLeaf.
-  // With `values` (an iterator over the same snapshot) the V record is found by moving it
-  // forward, not by a Get: a walk reads leaves in key-hash order, as V is sorted, so one
-  // iterator reads each table block once, and its reads are not charged to LevelDB's seek
-  // compactions as a million Gets are.
+  // With `values`, the V record is found by an iterator in `snapshot` (made at the first read
+  // the value cache cannot serve, kept in *values for the next), not by a Get: a walk reads
+  // leaves in key-hash order, as V is sorted, so one iterator reads each table block once, and
+  // its reads reach LevelDB's seek compactions only through its read sampling (about one per
+  // MB read), where a million Gets of a snapshot each counted.
   Status ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* snapshot, std::string* key,
-                       std::string* value, leveldb::Iterator* values = nullptr) const;
+                       std::string* value,
+                       std::unique_ptr<leveldb::Iterator>* values = nullptr) const;
   // StoreView::ForEachLeafWithPaths (and ForEachLeaf).
   Status WalkLeaves(const StoreView& view, Hash from, const LeafPathVisitor& visit) const;
   // ViewLookup's search: in the in-memory tree when the version is there, else in `*rebuilt`
@@ -562,6 +568,7 @@ class MerkleStore final : public KvReader, private PageReader {
   mutable struct {
     std::atomic<std::uint64_t> rebuilds{0};
     std::atomic<std::uint64_t> rebuild_steps{0};
+    std::atomic<std::uint64_t> disk_page_reads{0};
   } stats_of_views_;
 
   // The value cache: S records (nullopt = absent) by key, in value_lru_ oldest first, evicted

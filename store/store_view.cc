@@ -29,6 +29,12 @@ namespace {
 // is a comparison among LevelDB's open tables, a seek a binary search in each.
 constexpr int kValueSteps = 8;
 
+// A walk reads this many bytes of keys and values ahead of its visits at most, with one
+// iterator, then drops the iterator and visits them: an iterator pins LevelDB's memtables and
+// table files, and a visitor may wait (the snapshot writer waits while a block runs, which is
+// when commits switch memtables and compactions replace files).
+constexpr std::size_t kWalkReadAhead = 1 << 20;
+
 // A scan a view cannot serve, reported through the iterator's status.
 class ErrorIterator final : public KvIterator {
  public:
@@ -264,7 +270,7 @@ Status MerkleStore::ReadProofLeaf(LeafPath path, const leveldb::Snapshot* snapsh
 
 Status MerkleStore::ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* snapshot,
                                   std::string* key_out, std::string* value_out,
-                                  leveldb::Iterator* values) const {
+                                  std::unique_ptr<leveldb::Iterator>* values_slot) const {
   // The leaf slot says which version wrote the value. The value cache holds the key's latest
   // record: when that is the leaf's version, it is the leaf's key and value (V records never
   // change), read with checksums or written by a commit.
@@ -284,7 +290,13 @@ Status MerkleStore::ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* sna
   // what blocks read).
   std::string record;
   const std::string want = ValueKey(leaf.key_hash, leaf.version);
-  if (values != nullptr) {
+  if (values_slot != nullptr) {
+    if (*values_slot == nullptr) {
+      leveldb::ReadOptions read = ViewRead();
+      read.snapshot = snapshot;
+      values_slot->reset(db_->NewIterator(read));
+    }
+    leveldb::Iterator* values = values_slot->get();
     // The record is usually a few steps ahead (past the older versions of the last key read):
     // step to it, and seek only when it is further.
     const leveldb::Slice target(want);
@@ -300,10 +312,7 @@ Status MerkleStore::ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* sna
         values->Next();
       }
     }
-    if (!values->status().ok()) {  // as a Get's error, below
-      return Status::Corruption("a leaf written at version " + std::to_string(leaf.version) +
-                                " has no value: " + values->status().ToString());
-    }
+    if (!values->status().ok()) return FromLevelDb(values->status(), "reading value records");
     if (!values->Valid() || values->key() != target) {
       return Status::Corruption("a leaf written at version " + std::to_string(leaf.version) +
                                 " has no value");
@@ -350,7 +359,8 @@ Status MerkleStore::WalkLeaves(const StoreView& view, Hash from,
   };
   std::vector<Slot> batch;
   batch.reserve(kStoreWalkBatch);
-  std::string key, value;
+  // A batch's keys and values (their strings' buffers reused from batch to batch).
+  std::vector<std::pair<std::string, std::string>> read_ahead(kStoreWalkBatch);
   Status result;
   for (;;) {
     batch.clear();
@@ -380,22 +390,31 @@ Status MerkleStore::WalkLeaves(const StoreView& view, Hash from,
       break;
     }
     // The values, outside the lock: V records at or below the view's version are in its
-    // snapshot, whatever was committed or pruned since. One iterator per batch: it pins the
-    // table files it reads from, and a snapshot of millions of keys must not keep every file
-    // that compactions replace while it runs.
-    leveldb::ReadOptions read = ViewRead();
-    read.snapshot = view.snapshot_.get();
-    const std::unique_ptr<leveldb::Iterator> values(db_->NewIterator(read));
-    for (const Slot& leaf : batch) {
-      if (Status r = ReadLeafValue(leaf, view.snapshot_.get(), &key, &value, values.get());
-          !r.ok()) {
-        result = r;
-        break;
+    // snapshot, whatever was committed or pruned since. Read ahead of the visits, up to
+    // kWalkReadAhead bytes with one iterator, dropped before the visits.
+    for (std::size_t next = 0; result.ok() && next < batch.size();) {
+      const std::size_t first = next;
+      std::size_t bytes = 0;
+      {
+        std::unique_ptr<leveldb::Iterator> values;
+        for (; next < batch.size() && bytes < kWalkReadAhead; ++next) {
+          auto& [k, v] = read_ahead[next];
+          if (Status r = ReadLeafValue(batch[next], view.snapshot_.get(), &k, &v, &values);
+              !r.ok()) {
+            result = r;
+            break;
+          }
+          bytes += k.size() + v.size();
+        }
       }
-      if (Status r = visit(StoreLeaf{leaf.key_hash, key, value, leaf.version}, path_of);
-          !r.ok()) {
-        result = r;
-        break;
+      for (std::size_t i = first; i < next && result.ok(); ++i) {
+        auto& [k, v] = read_ahead[i];
+        result = visit(StoreLeaf{batch[i].key_hash, k, v, batch[i].version}, path_of);
+        // A large value's buffer is not kept for the next batch.
+        if (k.capacity() + v.capacity() > kWalkReadAhead / kStoreWalkBatch) {
+          std::string().swap(k);
+          std::string().swap(v);
+        }
       }
     }
     if (!result.ok() || batch.size() < kStoreWalkBatch) break;

@@ -430,12 +430,13 @@ int main(int argc, char** argv) {
     }
     if (!snap_status.ok()) Die("snapshot", snap_status);
     std::printf("alternating: %lld cycles of %lld blocks without and %lld with; %d snapshots "
-                "finished (writer %s%s), %llu tree rebuilds\n",
+                "finished (writer %s%s), %llu tree rebuilds, %llu tree pages read from LevelDB\n",
                 static_cast<long long>(a.cycles), static_cast<long long>(a.alternate),
                 static_cast<long long>(a.alternate), snapshots,
                 a.gate ? "waits while a block runs" : "runs beside blocks",
                 a.null_sink ? ", chunks dropped" : "",
-                static_cast<unsigned long long>(db.view_stats().rebuilds));
+                static_cast<unsigned long long>(db.view_stats().rebuilds),
+                static_cast<unsigned long long>(db.view_stats().disk_page_reads));
     report(base, during);
     std::printf("LevelDB compactions in the phases without snapshots: %.1f s, %.0f MB read, %.0f "
                 "MB written; with: %.1f s, %.0f MB read, %.0f MB written\n",
@@ -464,6 +465,19 @@ int main(int argc, char** argv) {
   std::vector<double> base = run_blocks(a.blocks, nullptr, &base_phases);
   const std::string stats_after_base = db.DbProperty("leveldb.stats");
 
+  // With no blocks, nothing is written while the snapshot is: LevelDB's compactions then are
+  // the ones its reads schedule (seek compactions), once those the load left have finished.
+  const auto settle = [&] {
+    Compactions last = CompactionsOf(db.DbProperty("leveldb.stats"));
+    for (int quiet = 0, waited = 0; quiet < 5 && waited < 600; ++waited) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      const Compactions now = CompactionsOf(db.DbProperty("leveldb.stats"));
+      quiet = now.read_mb == last.read_mb && now.write_mb == last.write_mb ? quiet + 1 : 0;
+      last = now;
+    }
+    return last;
+  };
+  const Compactions settled = a.blocks == 0 ? settle() : Compactions{};
   auto view = db.View();
   if (!view.ok()) Die("view", view.status());
   std::atomic<bool> done{false};         // the first snapshot (the one measured) is written
@@ -514,6 +528,14 @@ int main(int argc, char** argv) {
               "blocks beside snapshots:\n%s\n",
               stats_before_base.c_str(), stats_after_base.c_str(), stats_after_during.c_str());
   if (!snap_status.ok()) Die("snapshot", snap_status);
+  if (a.blocks == 0) {
+    const Compactions after = settle();
+    std::printf("LevelDB compactions the snapshot's reads scheduled (no block ran): %.0f s, %.0f "
+                "MB read, %.0f MB written; %llu tree pages read from LevelDB\n",
+                after.secs - settled.secs, after.read_mb - settled.read_mb,
+                after.write_mb - settled.write_mb,
+                static_cast<unsigned long long>(db.view_stats().disk_page_reads));
+  }
   view->reset();
   // Blocks get slower as the store grows (the warm-up's p50 below the baseline's): a second
   // baseline after the snapshots, so that the baseline brackets the blocks beside them, and
