@@ -498,8 +498,9 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadPage(Version version,
 Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
                                                               const NibblePath& path,
                                                               bool latest,
-                                                              const leveldb::Snapshot* snapshot)
-    const {
+                                                              const leveldb::Snapshot* snapshot,
+                                                              std::unique_ptr<leveldb::Iterator>*
+                                                                  cursor) const {
   {
     std::lock_guard lock(page_cache_mu_);
     if (auto it = pages_.find(PageId{version, path}); it != pages_.end()) {
@@ -527,7 +528,20 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
       .fetch_add(1, std::memory_order_relaxed);
   leveldb::ReadOptions read = latest ? VerifiedRead() : ViewRead();
   read.snapshot = snapshot;
-  const leveldb::Status s = db_->Get(read, PageKey(version, path), &value);
+  const std::string key = PageKey(version, path);
+  leveldb::Status s;
+  if (cursor != nullptr) {
+    if (*cursor == nullptr) cursor->reset(db_->NewIterator(read));
+    leveldb::Iterator* it = cursor->get();
+    it->Seek(key);
+    s = it->status();
+    if (s.ok() && (!it->Valid() || it->key() != leveldb::Slice(key))) {
+      s = leveldb::Status::NotFound(key);
+    }
+    if (s.ok()) value.assign(it->value().data(), it->value().size());
+  } else {
+    s = db_->Get(read, key, &value);
+  }
   if (s.IsNotFound()) {  // a page the tree points to is gone: the store is damaged
     return Status::Corruption("the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()) + " is missing in " +

@@ -417,10 +417,15 @@ class MerkleStore final : public KvReader, private PageReader {
                                                const NibblePath& path) const override;
   // `latest`: the read is for the executor's latest tree (the page goes to the cache as its
   // most recently used), not a view's (nothing is cached or moved). `snapshot` (may be null):
-  // the database state to read.
+  // the database state to read. With `cursor` (a view's reads), a page not in memory is read
+  // by a LevelDB iterator in `snapshot` (made at the first such read and kept in *cursor for
+  // the next; its owner drops it before any wait), not by a Get: every Get that consults more
+  // than one table counts towards a seek compaction, and a snapshot's walk reads hundreds of
+  // thousands of pages (docs/benchmarks.md, session 22).
   Result<std::shared_ptr<const Page>> LoadDiskPage(
       Version version, const NibblePath& path, bool latest = true,
-      const leveldb::Snapshot* snapshot = nullptr) const;
+      const leveldb::Snapshot* snapshot = nullptr,
+      std::unique_ptr<leveldb::Iterator>* cursor = nullptr) const;
   Status ReadRoot(Version version, RootRecord* out,
                   const leveldb::Snapshot* snapshot = nullptr) const;
   // CheckVersion's answer. REQUIRES: view_mu_ held (either way) or the executor's thread.

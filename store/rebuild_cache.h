@@ -30,10 +30,15 @@ struct MerkleStore::Reconstruction final : PageReader {
   Slot root;
   PageMap pages;
   std::shared_ptr<const leveldb::Snapshot> snapshot;
+  // The base's disk reads (LoadDiskPage). It pins LevelDB's tables, so whoever uses the rebuild
+  // drops it before a wait and before the rebuild goes back to the cache (Put).
+  mutable std::unique_ptr<leveldb::Iterator> cursor;
   // Takes in one replayed or undone version's tree change, its new pages labelled `label`.
   void Apply(const TreeUpdate& tree, Version label);
   Result<std::shared_ptr<const Page>> LoadPage(Version v, const NibblePath& path) const override {
-    if (v <= base) return store->LoadDiskPage(v, path, /*latest=*/false, snapshot.get());
+    if (v <= base) {
+      return store->LoadDiskPage(v, path, /*latest=*/false, snapshot.get(), &cursor);
+    }
     if (auto it = pages.find(PageId{v, path}); it != pages.end()) return it->second;
     return Status::Corruption("a replayed tree lacks its page at version " + std::to_string(v));
   }
@@ -68,6 +73,7 @@ class MerkleStore::RebuildCache {
 
   // Puts a rebuild back as the most recently used, dropping the least beyond the capacity.
   void Put(std::unique_ptr<Reconstruction> r) {
+    r->cursor.reset();
     Entries dropped;  // freed outside the lock
     std::lock_guard lock(mu_);
     entries_.push_front(std::move(r));

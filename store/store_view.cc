@@ -74,11 +74,13 @@ struct MerkleStore::RecentReader final : PageReader {
                                 std::to_string(path.size()) + " of version " +
                                 std::to_string(version) + " is missing from memory");
     }
-    return store->LoadDiskPage(v, path, /*latest=*/false, snapshot);
+    return store->LoadDiskPage(v, path, /*latest=*/false, snapshot, &cursor);
   }
   const MerkleStore* store;
   Version version;
   const leveldb::Snapshot* snapshot;
+  // The reader's disk reads (LoadDiskPage): a reader lives for one lookup or one walk batch.
+  mutable std::unique_ptr<leveldb::Iterator> cursor;
 };
 
 bool MerkleStore::InMemory(Version version) const {
@@ -384,6 +386,7 @@ Status MerkleStore::WalkLeaves(const StoreView& view, Hash from,
         if (Status r = Rebuild(view, &rebuilt); !r.ok()) return r;
       }
       s = CollectLeaves(*rebuilt, rebuilt->root, from, kStoreWalkBatch, &batch);
+      rebuilt->cursor.reset();  // the visits may wait
     }
     if (!s.ok()) {
       result = s;
@@ -453,7 +456,9 @@ Status MerkleStore::LookupIn(const StoreView& view, const Hash& key_hash,
   if (*rebuilt == nullptr) {
     if (Status s = Rebuild(view, rebuilt); !s.ok()) return s;
   }
-  return Lookup(**rebuilt, (*rebuilt)->root, key_hash, out);
+  const Status s = Lookup(**rebuilt, (*rebuilt)->root, key_hash, out);
+  (*rebuilt)->cursor.reset();  // the caller may wait before its next lookup
+  return s;
 }
 
 Status MerkleStore::Rebuild(const StoreView& view, std::unique_ptr<Reconstruction>* out) const {
@@ -535,11 +540,10 @@ Status MerkleStore::Rebuild(const StoreView& view, std::unique_ptr<Reconstructio
     const Version steps = r->backward ? r->version - version : version - r->version;
     stats_of_views_.rebuild_steps.fetch_add(static_cast<std::uint64_t>(steps),
                                             std::memory_order_relaxed);
-    if (Status s = r->backward ? UndoTo(version, r.get(), snapshot)
-                               : ReplayTo(version, r.get(), snapshot);
-        !s.ok()) {
-      return s;
-    }
+    const Status replayed = r->backward ? UndoTo(version, r.get(), snapshot)
+                                        : ReplayTo(version, r.get(), snapshot);
+    r->cursor.reset();
+    if (!replayed.ok()) return replayed;
     RootRecord want;
     if (Status s = ReadRoot(version, &want, snapshot); !s.ok()) return s;
     if (RootHashOf(r->root) != want.hash) {

@@ -4,7 +4,9 @@
 //   snapshot_bench [--keys 1000000] [--block 10000] [--blocks 50] [--warmup 50] [--interval-ms 500]
 //                  [--chunk-mb 10] [--gate 0|1] [--dir DIR]
 //   (--blocks 0: no blocks, the snapshot alone, then the restore; --hold-ms N: instead of a
-//   snapshot, hold the view N ms and write nothing, to see what holding a view alone costs)
+//   snapshot, hold the view N ms and write nothing, to see what holding a view alone costs;
+//   --alternate N --cycles C: phases of N blocks with and without snapshots, interleaved, in
+//   place of 1. and 2. below; --walk-past N: only time walks of a version N below the latest)
 //
 // The store bench's workload: random 32-byte keys, 100-byte values. After the load (every key
 // written once, in blocks of 100k), it measures:
@@ -90,6 +92,9 @@ struct Args {
   // With --hold-ms (any value > 0), the phases "with" hold a view and write nothing.
   std::int64_t alternate = 0;
   std::int64_t cycles = 10;
+  // > 0: after the warm-up, only walk (no snapshot) the version this many below the latest,
+  // rebuilt from a checkpoint with its replaced pages read from LevelDB, and time it.
+  std::int64_t walk_past = 0;
 };
 
 Args Parse(int argc, char** argv) {
@@ -112,12 +117,13 @@ Args Parse(int argc, char** argv) {
     else if (k == "--restore-mode") a.restore_mode = v;
     else if (k == "--alternate") a.alternate = std::atoll(v);
     else if (k == "--cycles") a.cycles = std::atoll(v);
+    else if (k == "--walk-past") a.walk_past = std::atoll(v);
     else {
       std::fprintf(stderr,
                    "usage: snapshot_bench [--keys N] [--block N] [--blocks N] [--warmup N] "
                    "[--interval-ms N] [--chunk-mb N] [--gate 0|1] [--hold-ms N] "
                    "[--null-sink 0|1] [--restore-mode serial|pipelined|both] "
-                   "[--alternate N --cycles N] [--dir DIR]\n");
+                   "[--alternate N --cycles N] [--walk-past N] [--dir DIR]\n");
       std::exit(2);
     }
   }
@@ -306,6 +312,31 @@ int main(int argc, char** argv) {
     const std::vector<double> warm = run_blocks(a.warmup, nullptr, nullptr);
     std::printf("warm-up: %zu blocks, p50 %.1f ms, p99 %.1f ms (not compared)\n", warm.size(),
                 Percentile(warm, 0.5), Percentile(warm, 0.99));
+  }
+  if (a.walk_past > 0) {
+    for (int round = 0; round < 3; ++round) {
+      auto past = db.View(v - a.walk_past);
+      if (!past.ok()) Die("view", past.status());
+      const auto before = db.view_stats();
+      std::uint64_t leaves = 0;
+      const auto t0 = Clock::now();
+      const Status w = (*past)->ForEachLeaf([&](const store::StoreLeaf&) {
+        ++leaves;
+        return Status::OK();
+      });
+      if (!w.ok()) Die("walk", w);
+      const auto after = db.view_stats();
+      std::printf("walk of version %lld (latest %lld): %llu leaves in %.2f s, %llu rebuilds, %llu "
+                  "tree pages read from LevelDB\n",
+                  static_cast<long long>(v - a.walk_past), static_cast<long long>(v),
+                  static_cast<unsigned long long>(leaves), Seconds(Clock::now() - t0),
+                  static_cast<unsigned long long>(after.rebuilds - before.rebuilds),
+                  static_cast<unsigned long long>(after.disk_page_reads -
+                                                  before.disk_page_reads));
+      std::fflush(stdout);
+      run_blocks(1, nullptr, nullptr);  // a new version: the rebuild cache may not serve it
+    }
+    return 0;
   }
   // The snapshot, written as kairosd's writer does, while blocks go on.
   const std::string snap_dir = a.dir + "/snapshots";
