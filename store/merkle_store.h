@@ -419,9 +419,11 @@ class MerkleStore final : public KvReader, private PageReader {
   // most recently used), not a view's (nothing is cached or moved). `snapshot` (may be null):
   // the database state to read. With `cursor` (a view's reads), a page not in memory is read
   // by a LevelDB iterator in `snapshot` (made at the first such read and kept in *cursor for
-  // the next; its owner drops it before any wait), not by a Get: every Get that consults more
-  // than one table counts towards a seek compaction, and a snapshot's walk reads hundreds of
-  // thousands of pages (docs/benchmarks.md, session 22).
+  // the next, so always used with the same snapshot; its owner drops it before any wait), not
+  // by a Get: every Get that consults more than one table counts towards a seek compaction,
+  // an iterator only through its read sampling (about once per MB read), and a snapshot's walk
+  // reads hundreds of thousands of pages (docs/benchmarks.md, session 22). A Seek checks a
+  // block in every level, so a damaged table that does not hold the page fails the read too.
   Result<std::shared_ptr<const Page>> LoadDiskPage(
       Version version, const NibblePath& path, bool latest = true,
       const leveldb::Snapshot* snapshot = nullptr,

@@ -168,8 +168,10 @@ Hash LeafHash(const Hash& key_hash, const Hash& value_hash);
 Hash InnerHash(const Hash& left, const Hash& right);
 inline constexpr Hash kEmptyHash{};
 
-// Where pages come from (the store's cache and database). LoadPage may be called from two
-// threads at once (ApplyUpdates with `parallel`).
+// Where pages come from (the store's cache and database). A reader passed to ApplyUpdates
+// with `parallel` has LoadPage called from two threads at once, so it must be thread-safe (the
+// store is); a view's readers (RecentReader, Reconstruction) are not: they read through one
+// LevelDB iterator.
 class PageReader {
  public:
   virtual ~PageReader() = default;

@@ -4,7 +4,9 @@
 // kept beside the store, and the store's own point reads), in strictly increasing key-hash
 // order, across more than one walk batch; it resumes from a key hash; a visitor's error stops
 // it; commits made in the middle of a walk (its version leaving memory) do not change what it
-// visits; a value record that does not match its leaf is reported; a pruned version has no view.
+// visits; an old version's walk reads past the records later versions wrote; a value record
+// that does not match its leaf, or missing, is reported, and so is a page a rebuild needs and
+// its checkpoint lost; a pruned version has no view.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -247,12 +249,13 @@ TEST_CASE("a walk of an old version reads past the records later versions wrote"
   CheckWalk(*store, **latest_view, latest);
 }
 
-TEST_CASE("a walk of a version rebuilt from a checkpoint that lost a page names the page",
+TEST_CASE("a walk whose rebuild finds a page of its checkpoint missing names the page",
           "[store][walk]") {
   // Versions 2-12 change only keys whose hash begins with a nibble other than 0, 13-16 only
-  // keys whose hash begins with 0. The checkpoint of version 12's pages under the other
-  // nibbles are then read by no later version's replay (the store opens without them), but by
-  // the rebuild of version 5, which undoes 12 to 6 on that checkpoint's tree.
+  // keys whose hash begins with 0. Under the other nibbles, the pages of checkpoint 12 are
+  // then read by no later version's replay (the store opens without them), but by the rebuild
+  // of version 5 that the walk makes, which undoes 12 to 6 on that checkpoint's tree (through
+  // the rebuild's cursor, LoadDiskPage).
   const auto first_nibble_zero = [](const std::string& key) {
     return NibbleAt(Sha256Of(key), 0) == 0;
   };
