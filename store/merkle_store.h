@@ -167,6 +167,10 @@ using LeafVisitor = std::function<Status(const StoreLeaf&)>;
 // walked version, looked up in the walk's own tree. Corruption when the key hash has no leaf.
 using WalkPathOf = std::function<Status(const Hash& key_hash, LeafPath* path)>;
 using LeafPathVisitor = std::function<Status(const StoreLeaf&, const WalkPathOf&)>;
+// Called by a walk between units of its own work that no visit covers (rebuilding a version
+// that left memory: tens of seconds at 10M keys), so the caller may wait there (the snapshot
+// writer waits while a block runs); a non-OK status (cancelled) ends the walk with it.
+using WalkPause = std::function<Status()>;
 // Leaves a walk collects per step: under the view lock when the tree is in memory, so a commit
 // waits for one step's walk at most (a few hundred leaves, their pages mostly in memory).
 inline constexpr std::size_t kStoreWalkBatch = 256;
@@ -215,7 +219,10 @@ class StoreView final : public KvReader, public std::enable_shared_from_this<Sto
   // snapshot writer proves each chunk's first and last leaf). The path comes from the tree the
   // walk walks: a version that left memory is rebuilt once for the walk and its proofs, where
   // a Prove would rebuild it a second time (the walk keeps its rebuild until it ends).
-  Status ForEachLeafWithPaths(const LeafPathVisitor& visit, const Hash& from = kEmptyHash) const;
+  // `pause` (may be empty) is called between slices of a rebuild the walk (or a path lookup)
+  // makes.
+  Status ForEachLeafWithPaths(const LeafPathVisitor& visit, const Hash& from = kEmptyHash,
+                              const WalkPause& pause = {}) const;
 
  private:
   friend class MerkleStore;
@@ -437,13 +444,27 @@ class MerkleStore final : public KvReader, private PageReader {
   // view's tree: in memory under view_mu_ when the version is recent, else in a rebuild.
   Status ViewLookup(const StoreView& view, const Hash& key_hash, TreeLookup* out) const;
   Status ViewGet(const StoreView& view, std::string_view key, std::string* value) const;
-  Status Rebuild(const StoreView& view, std::unique_ptr<Reconstruction>* out) const;
+  // `pause` (may be empty): called before each slice of kRebuildSlice updates of a replayed
+  // or undone changeset (then the rebuild holds no LevelDB iterator).
+  Status Rebuild(const StoreView& view, std::unique_ptr<Reconstruction>* out,
+                 const WalkPause& pause = {}) const;
   // Frees `stale` on the reaper thread (here, should no thread start).
   void FreeLater(std::list<std::unique_ptr<Reconstruction>> stale);
   // `r` replayed forward to `version` (r->version <= version), or undone backward to it
   // (r->version >= version), reading changesets in `snapshot`.
-  Status ReplayTo(Version version, Reconstruction* r, const leveldb::Snapshot* snapshot) const;
-  Status UndoTo(Version version, Reconstruction* r, const leveldb::Snapshot* snapshot) const;
+  Status ReplayTo(Version version, Reconstruction* r, const leveldb::Snapshot* snapshot,
+                  const WalkPause& pause) const;
+  Status UndoTo(Version version, Reconstruction* r, const leveldb::Snapshot* snapshot,
+                const WalkPause& pause) const;
+  // One changeset's updates applied to `r`, its new pages labelled `label`: at once, or with
+  // `pause` in slices (see Rebuild).
+  Status ApplyChangeset(Reconstruction* r, Version label, std::span<const KeyUpdate> updates,
+                        const WalkPause& pause) const;
+  // The first changeset record at or above version `from` in `snapshot`, read by an iterator
+  // (not a Get: see LoadDiskPage): its version in *version and its bytes in *record; *version
+  // 0 when there is none.
+  Status NextChangeset(Version from, const leveldb::Snapshot* snapshot, Version* version,
+                       std::string* record) const;
   // A proof leaf's key and value: from the value cache when it holds the leaf's version (only
   // looked up), else from V in `snapshot` (checked against the leaf).
   Status ReadProofLeaf(LeafPath path, const leveldb::Snapshot* snapshot,
@@ -458,12 +479,14 @@ class MerkleStore final : public KvReader, private PageReader {
                        std::string* value,
                        std::unique_ptr<leveldb::Iterator>* values = nullptr) const;
   // StoreView::ForEachLeafWithPaths (and ForEachLeaf).
-  Status WalkLeaves(const StoreView& view, Hash from, const LeafPathVisitor& visit) const;
+  Status WalkLeaves(const StoreView& view, Hash from, const LeafPathVisitor& visit,
+                    const WalkPause& pause) const;
   // ViewLookup's search: in the in-memory tree when the version is there, else in `*rebuilt`
   // (rebuilt first when null; the caller keeps it for its next lookups or offers it to the
   // rebuild cache).
   Status LookupIn(const StoreView& view, const Hash& key_hash,
-                  std::unique_ptr<Reconstruction>* rebuilt, TreeLookup* out) const;
+                  std::unique_ptr<Reconstruction>* rebuilt, TreeLookup* out,
+                  const WalkPause& pause = {}) const;
   // Whether the tree of `version` is in memory: the latest, or one whose later versions'
   // replaced pages are all still in recent_. REQUIRES: view_mu_ held.
   bool InMemory(Version version) const;

@@ -85,7 +85,7 @@ Status WriteSnapshot(const StoreView& view, std::size_t chunk_bytes, const Chunk
     ++manifest->leaves;
     manifest->raw_bytes += bytes;
     return Status::OK();
-  });
+  }, kEmptyHash, pause);
   if (!walked.ok()) return walked;
   // The last, partly filled chunk; or the empty tree's single chunk.
   if (!chunk && manifest->chunk_hashes.empty()) chunk.emplace(view.version(), 0);

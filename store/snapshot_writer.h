@@ -14,10 +14,11 @@ namespace kairos::store {
 
 // Called once per chunk, in order; a non-OK status ends the write, which returns it.
 using ChunkSink = std::function<Status(std::uint32_t index, std::string_view chunk)>;
-// Called between the writer's units of work (before each leaf, and before each chunk is
-// proven, compressed and handed to the sink): may block, to keep the write off the CPU while
+// Called between the writer's units of work (before each leaf, before each chunk is proven,
+// compressed and handed to the sink, and between slices of the tree rebuild a walk makes when
+// its version has left memory: StoreView::ForEachLeafWithPaths): may block, to keep the write off the CPU while
 // the node works on a block (app::BlockGate); a non-OK status (cancelled) ends the write.
-using WritePause = std::function<Status()>;
+using WritePause = WalkPause;
 
 // The largest chunk_bytes: with one leaf of the largest value a chain may set beside it, a
 // compressed chunk stays under CometBFT's limit (kMaxSnapshotChunkBytes).

@@ -35,6 +35,12 @@ constexpr int kValueSteps = 8;
 // when commits switch memtables and compactions replace files).
 constexpr std::size_t kWalkReadAhead = 1 << 20;
 
+// A rebuild paused by its caller (a snapshot's walk) applies a changeset this many updates at
+// a time, with a pause before each slice. At 10M keys a replayed update reads about one tree
+// page from disk, so a slice takes ~10 ms, where a whole changeset of 10k updates took ~0.5 s
+// and the rebuild before a walk could go on (50 to 100 changesets) ~40 s, beside the blocks.
+constexpr std::size_t kRebuildSlice = 256;
+
 // A scan a view cannot serve, reported through the iterator's status.
 class ErrorIterator final : public KvIterator {
  public:
@@ -197,14 +203,14 @@ std::unique_ptr<KvIterator> StoreView::Iterate(std::string_view start,
 }
 
 Status StoreView::ForEachLeaf(const LeafVisitor& visit, const Hash& from) const {
-  return store_->WalkLeaves(*this, from,
-                            [&visit](const StoreLeaf& leaf, const WalkPathOf&) {
-                              return visit(leaf);
-                            });
+  return store_->WalkLeaves(
+      *this, from,
+      [&visit](const StoreLeaf& leaf, const WalkPathOf&) { return visit(leaf); }, {});
 }
 
-Status StoreView::ForEachLeafWithPaths(const LeafPathVisitor& visit, const Hash& from) const {
-  return store_->WalkLeaves(*this, from, visit);
+Status StoreView::ForEachLeafWithPaths(const LeafPathVisitor& visit, const Hash& from,
+                                       const WalkPause& pause) const {
+  return store_->WalkLeaves(*this, from, visit, pause);
 }
 
 Status StoreView::Prove(std::string_view key, KeyProof* out) const {
@@ -342,8 +348,8 @@ Status MerkleStore::ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* sna
   return Status::OK();
 }
 
-Status MerkleStore::WalkLeaves(const StoreView& view, Hash from,
-                               const LeafPathVisitor& visit) const {
+Status MerkleStore::WalkLeaves(const StoreView& view, Hash from, const LeafPathVisitor& visit,
+                               const WalkPause& pause) const {
   if (view.root_.empty()) return Status::OK();
   // Once the version has left memory (later commits freed its replaced pages), the walk goes
   // on in a rebuild of it, kept to the end and then offered to the rebuild cache.
@@ -352,7 +358,7 @@ Status MerkleStore::WalkLeaves(const StoreView& view, Hash from,
   // walk's next batch then walks it too.
   const WalkPathOf path_of = [&](const Hash& key_hash, LeafPath* path) -> Status {
     TreeLookup lookup;
-    if (Status s = LookupIn(view, key_hash, &rebuilt, &lookup); !s.ok()) return s;
+    if (Status s = LookupIn(view, key_hash, &rebuilt, &lookup, pause); !s.ok()) return s;
     if (!lookup.found) {
       return Status::Corruption("a walk asked for the path of a key hash its version lacks");
     }
@@ -383,7 +389,7 @@ Status MerkleStore::WalkLeaves(const StoreView& view, Hash from,
     }
     if (!walked) {
       if (rebuilt == nullptr) {
-        if (Status r = Rebuild(view, &rebuilt); !r.ok()) return r;
+        if (Status r = Rebuild(view, &rebuilt, pause); !r.ok()) return r;
       }
       s = CollectLeaves(*rebuilt, rebuilt->root, from, kStoreWalkBatch, &batch);
       rebuilt->cursor.reset();  // the visits may wait
@@ -439,7 +445,8 @@ Status MerkleStore::ViewLookup(const StoreView& view, const Hash& key_hash,
 }
 
 Status MerkleStore::LookupIn(const StoreView& view, const Hash& key_hash,
-                             std::unique_ptr<Reconstruction>* rebuilt, TreeLookup* out) const {
+                             std::unique_ptr<Reconstruction>* rebuilt, TreeLookup* out,
+                             const WalkPause& pause) const {
   if (*rebuilt == nullptr) {
     // The latest and recent trees are walked in place: a commit waits for this walk at most.
     // Their on-disk pages are read in a snapshot as recent as the in-memory state: the view's
@@ -454,14 +461,15 @@ Status MerkleStore::LookupIn(const StoreView& view, const Hash& key_hash,
     }
   }
   if (*rebuilt == nullptr) {
-    if (Status s = Rebuild(view, rebuilt); !s.ok()) return s;
+    if (Status s = Rebuild(view, rebuilt, pause); !s.ok()) return s;
   }
   const Status s = Lookup(**rebuilt, (*rebuilt)->root, key_hash, out);
   (*rebuilt)->cursor.reset();  // the caller may wait before its next lookup
   return s;
 }
 
-Status MerkleStore::Rebuild(const StoreView& view, std::unique_ptr<Reconstruction>* out) const {
+Status MerkleStore::Rebuild(const StoreView& view, std::unique_ptr<Reconstruction>* out,
+                            const WalkPause& pause) const {
   // Everything comes from the view's snapshot, a committed state in which the version was
   // kept: pruning leaves every kept version rebuildable from the newest checkpoint there (its
   // K record and pages, and the changesets between it and each kept version). So a view
@@ -540,8 +548,9 @@ Status MerkleStore::Rebuild(const StoreView& view, std::unique_ptr<Reconstructio
     const Version steps = r->backward ? r->version - version : version - r->version;
     stats_of_views_.rebuild_steps.fetch_add(static_cast<std::uint64_t>(steps),
                                             std::memory_order_relaxed);
-    const Status replayed = r->backward ? UndoTo(version, r.get(), snapshot)
-                                        : ReplayTo(version, r.get(), snapshot);
+    // A rebuild stopped by its pause is half a version: it is dropped, never cached.
+    const Status replayed = r->backward ? UndoTo(version, r.get(), snapshot, pause)
+                                        : ReplayTo(version, r.get(), snapshot, pause);
     r->cursor.reset();
     if (!replayed.ok()) return replayed;
     RootRecord want;
@@ -565,73 +574,94 @@ void MerkleStore::Reconstruction::Apply(const TreeUpdate& tree, Version label) {
   root = tree.root;
 }
 
-Status MerkleStore::ReplayTo(Version version, Reconstruction* r,
-                             const leveldb::Snapshot* snapshot) const {
-  std::vector<KeyUpdate> updates;
+Status MerkleStore::NextChangeset(Version from, const leveldb::Snapshot* snapshot,
+                                  Version* version, std::string* record) const {
   leveldb::ReadOptions read = ViewRead();
   read.snapshot = snapshot;
   std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read));
-  const std::string cprefix(1, kChangesetPrefix);
-  for (it->Seek(VersionKey(kChangesetPrefix, r->version + 1));
-       it->Valid() && it->key().starts_with(cprefix); it->Next()) {
+  it->Seek(VersionKey(kChangesetPrefix, from));
+  *version = 0;
+  if (it->Valid() && !it->key().empty() && it->key()[0] == kChangesetPrefix) {
     if (it->key().size() != 9) return Status::Corruption("a changeset record key is malformed");
-    const auto v = static_cast<Version>(ReadBigEndian64(std::string_view(it->key().data() + 1, 8)));
-    if (v > version) break;
-    // A gap is reported below (from the empty tree, the first is the chain's initial height).
-    if (r->version != 0 && v != r->version + 1) break;
-    if (!DecodeChangeset(std::string_view(it->value().data(), it->value().size()), &updates)) {
-      return Status::Corruption("the changeset of version " + std::to_string(v) +
-                                " is malformed");
+    *version = static_cast<Version>(ReadBigEndian64(std::string_view(it->key().data() + 1, 8)));
+    record->assign(it->value().data(), it->value().size());
+  }
+  if (!it->status().ok()) {
+    return FromLevelDb(it->status(), "reading the changeset of version " + std::to_string(from));
+  }
+  return Status::OK();
+}
+
+Status MerkleStore::ApplyChangeset(Reconstruction* r, Version label,
+                                   std::span<const KeyUpdate> updates,
+                                   const WalkPause& pause) const {
+  // Slices of a sorted update list share only the pages above them, which each slice rewrites
+  // under the same label (Apply drops the page a slice replaced before it adds the new one),
+  // and a tree's shape depends on its keys alone: the last slice leaves the tree one
+  // ApplyUpdates of the whole list makes, page for page.
+  const std::size_t slice = pause ? kRebuildSlice : updates.size();
+  for (std::size_t begin = 0; begin < updates.size(); begin += slice) {
+    if (pause) {
+      r->cursor.reset();  // the pause may wait: an iterator pins LevelDB's tables
+      if (Status s = pause(); !s.ok()) return s;
     }
     TreeUpdate tree;
     // On this thread alone: a query takes one core at most, leaving the other to the block.
-    if (Status s = ApplyUpdates(*r, r->root, v, updates, &tree, /*parallel=*/false); !s.ok()) {
+    if (Status s = ApplyUpdates(*r, r->root, label,
+                                updates.subspan(begin, std::min(slice, updates.size() - begin)),
+                                &tree, /*parallel=*/false);
+        !s.ok()) {
       return s;
     }
-    r->Apply(tree, v);
-    r->version = v;
+    r->Apply(tree, label);
   }
-  if (!it->status().ok()) return FromLevelDb(it->status(), "reading changesets");
-  if (r->version != version) {
-    return Status::Corruption("version " + std::to_string(version) +
-                              ": the changeset of version " + std::to_string(r->version + 1) +
-                              " is missing (replaying from checkpoint " +
-                              std::to_string(r->base) + ")");
+  return Status::OK();
+}
+
+Status MerkleStore::ReplayTo(Version version, Reconstruction* r,
+                             const leveldb::Snapshot* snapshot, const WalkPause& pause) const {
+  std::vector<KeyUpdate> updates;
+  std::string record;
+  while (r->version < version) {
+    Version v = 0;
+    if (Status s = NextChangeset(r->version + 1, snapshot, &v, &record); !s.ok()) return s;
+    // From the empty tree, the first changeset is the chain's initial height's.
+    if (v == 0 || v > version || (r->version != 0 && v != r->version + 1)) {
+      return Status::Corruption("version " + std::to_string(version) +
+                                ": the changeset of version " + std::to_string(r->version + 1) +
+                                " is missing (replaying from checkpoint " +
+                                std::to_string(r->base) + ")");
+    }
+    if (!DecodeChangeset(record, &updates)) {
+      return Status::Corruption("the changeset of version " + std::to_string(v) +
+                                " is malformed");
+    }
+    if (Status s = ApplyChangeset(r, v, updates, pause); !s.ok()) return s;
+    r->version = v;
   }
   return Status::OK();
 }
 
 Status MerkleStore::UndoTo(Version version, Reconstruction* r,
-                           const leveldb::Snapshot* snapshot) const {
+                           const leveldb::Snapshot* snapshot, const WalkPause& pause) const {
   // Undoing version w turns the tree of w into that of w - 1. The pages it makes are labelled
   // above every page of the base (and of earlier undos), so they stay in memory.
   std::vector<KeyUpdate> updates, undo;
-  leveldb::ReadOptions read = ViewRead();
-  read.snapshot = snapshot;
+  std::string record;
   while (r->version > version) {
     const Version w = r->version;
-    std::string value;
-    const leveldb::Status ls = db_->Get(read, VersionKey(kChangesetPrefix, w), &value);
-    if (ls.IsNotFound()) {
+    Version found = 0;
+    if (Status s = NextChangeset(w, snapshot, &found, &record); !s.ok()) return s;
+    if (found != w) {
       return Status::Corruption("version " + std::to_string(version) + ": the changeset of "
                                 "version " + std::to_string(w) + " is missing (undoing from " +
                                 std::to_string(r->base) + ")");
     }
-    if (!ls.ok()) {
-      return FromLevelDb(ls, "version " + std::to_string(version) + ": reading the changeset of "
-                             "version " + std::to_string(w) + " (undoing from checkpoint " +
-                             std::to_string(r->base) + ")");
-    }
-    if (!DecodeChangeset(value, &updates, /*previous=*/nullptr, &undo)) {
+    if (!DecodeChangeset(record, &updates, /*previous=*/nullptr, &undo)) {
       return Status::Corruption("the changeset of version " + std::to_string(w) +
                                 " is malformed");
     }
-    const Version label = ++r->next_label;
-    TreeUpdate tree;
-    if (Status s = ApplyUpdates(*r, r->root, label, undo, &tree, /*parallel=*/false); !s.ok()) {
-      return s;
-    }
-    r->Apply(tree, label);
+    if (Status s = ApplyChangeset(r, ++r->next_label, undo, pause); !s.ok()) return s;
     r->version = w - 1;
   }
   return Status::OK();

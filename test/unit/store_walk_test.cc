@@ -6,7 +6,8 @@
 // it; commits made in the middle of a walk (its version leaving memory) do not change what it
 // visits; an old version's walk reads past the records later versions wrote; a value record
 // that does not match its leaf, or missing, is reported, and so is a page a rebuild needs and
-// its checkpoint lost; a pruned version has no view.
+// its checkpoint lost; a pruned version has no view; a rebuild the walk makes pauses between
+// slices of each changeset when asked, and a pause's error drops the half-made rebuild.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -247,6 +248,86 @@ TEST_CASE("a walk of an old version reads past the records later versions wrote"
   auto latest_view = store->View();
   REQUIRE(latest_view.ok());
   CheckWalk(*store, **latest_view, latest);
+}
+
+TEST_CASE("a paused walk rebuilds its version a slice at a time; a cancelled one is dropped",
+          "[store][walk]") {
+  // Changesets of over 512 updates, so a paused rebuild applies each in three slices or more
+  // (kRebuildSlice = 256), with a pause before each; its tree is checked against the stored
+  // root, and its walk against the model. Checkpoints every 8 versions, and pruning keeps
+  // 16 as the base of every kept version below it: version 10 is undone from it (6
+  // changesets), version 20 replayed forward (4), version 13 undone (3).
+  StoreOptions options = WalkOptions("");
+  options.checkpoint_interval = 8;
+  constexpr Version kLast = 26;
+  constexpr int kSpace = 3000;
+  std::vector<State> states(kLast + 1);
+  TempDir d;
+  options.dir = d.path();
+  auto store = OpenStore(options);
+  for (Version v = 1; v <= kLast; ++v) {
+    ChangeSet c;
+    const int writes = v == 1 ? 2000 : 700;
+    for (int k = 0; k < writes; ++k) {
+      // Distinct keys (13 is prime to kSpace); every fifth later write a delete.
+      const int n = v == 1 ? k : static_cast<int>((v * 7 + k * 13) % kSpace);
+      c["key/" + std::to_string(n)] =
+          v > 1 && k % 5 == 0 ? std::optional<std::string>()
+                              : std::optional<std::string>(std::to_string(v) + "/" +
+                                                           std::to_string(k));
+    }
+    states[v] = states[v - 1];
+    Apply(c, &states[v]);
+    REQUIRE(store->Stage(v, c).ok());
+    REQUIRE(store->Commit().ok());
+  }
+  REQUIRE(store->earliest_version() <= 10);
+
+  for (const Version v : {Version{10}, Version{20}}) {
+    INFO("version " << v);
+    auto view = store->View(v);
+    REQUIRE(view.ok());
+    const std::uint64_t rebuilds = store->view_stats().rebuilds;
+    const std::uint64_t steps = store->view_stats().rebuild_steps;
+    int pauses = 0;
+    State visited;
+    const Status s = (*view)->ForEachLeafWithPaths(
+        [&](const StoreLeaf& leaf, const WalkPathOf&) {
+          visited.emplace(leaf.key, leaf.value);
+          return Status::OK();
+        },
+        kEmptyHash, [&pauses] {
+          ++pauses;
+          return Status::OK();
+        });
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    CHECK(visited == states[v]);
+    REQUIRE(store->view_stats().rebuilds == rebuilds + 1);
+    const std::uint64_t replayed = store->view_stats().rebuild_steps - steps;
+    CHECK(replayed > 0);
+    CHECK(static_cast<std::uint64_t>(pauses) >= 3 * replayed);
+  }
+
+  // A pause that answers with an error (the snapshot was cancelled) ends the walk with it in
+  // the middle of the rebuild; the half-replayed tree is not kept, and the next walk of the
+  // version rebuilds it whole.
+  auto view = store->View(13);
+  REQUIRE(view.ok());
+  int pauses = 0, visits = 0;
+  const Status cancelled = (*view)->ForEachLeafWithPaths(
+      [&visits](const StoreLeaf&, const WalkPathOf&) {
+        ++visits;
+        return Status::OK();
+      },
+      kEmptyHash, [&pauses] {
+        return ++pauses == 5 ? Status::NotFound("cancelled") : Status::OK();
+      });
+  CHECK(cancelled.IsNotFound());
+  CHECK(cancelled.message() == "cancelled");
+  CHECK(pauses == 5);
+  CHECK(visits == 0);
+  CheckWalk(*store, **view, states[13]);
 }
 
 TEST_CASE("a walk whose rebuild finds a page of its checkpoint missing names the page",
