@@ -27,6 +27,7 @@
 #include <sstream>
 
 #include "store/big_endian.h"
+#include "store/cursor_read.h"
 #include "store/leveldb_env.h"
 #include "store/rebuild_cache.h"
 #include "store/records.h"
@@ -529,19 +530,9 @@ Result<std::shared_ptr<const Page>> MerkleStore::LoadDiskPage(Version version,
   leveldb::ReadOptions read = latest ? VerifiedRead() : ViewRead();
   read.snapshot = snapshot;
   const std::string key = PageKey(version, path);
-  leveldb::Status s;
-  if (cursor != nullptr) {
-    if (*cursor == nullptr) cursor->reset(db_->NewIterator(read));
-    leveldb::Iterator* it = cursor->get();
-    it->Seek(key);
-    s = it->status();
-    if (s.ok() && (!it->Valid() || it->key() != leveldb::Slice(key))) {
-      s = leveldb::Status::NotFound(key);
-    }
-    if (s.ok()) value.assign(it->value().data(), it->value().size());
-  } else {
-    s = db_->Get(read, key, &value);
-  }
+  const leveldb::Status s = cursor != nullptr
+                               ? ReadThroughCursor(db_.get(), read, cursor, key, 0, &value)
+                               : db_->Get(read, key, &value);
   if (s.IsNotFound()) {  // a page the tree points to is gone: the store is damaged
     return Status::Corruption("the tree page at version " + std::to_string(version) +
                               " depth " + std::to_string(path.size()) + " is missing in " +

@@ -17,6 +17,7 @@
 #include <leveldb/iterator.h>
 
 #include "store/big_endian.h"
+#include "store/cursor_read.h"
 #include "store/merkle_store.h"
 #include "store/rebuild_cache.h"
 #include "store/records.h"
@@ -298,42 +299,21 @@ Status MerkleStore::ReadLeafValue(const Slot& leaf, const leveldb::Snapshot* sna
   // what blocks read).
   std::string record;
   const std::string want = ValueKey(leaf.key_hash, leaf.version);
-  if (values_slot != nullptr) {
-    if (*values_slot == nullptr) {
-      leveldb::ReadOptions read = ViewRead();
-      read.snapshot = snapshot;
-      values_slot->reset(db_->NewIterator(read));
-    }
-    leveldb::Iterator* values = values_slot->get();
-    // The record is usually a few steps ahead (past the older versions of the last key read):
-    // step to it, and seek only when it is further.
-    const leveldb::Slice target(want);
-    int steps = 0;
-    if (!values->Valid() || values->key().compare(target) > 0) {
-      values->Seek(target);
-    } else {
-      while (values->Valid() && values->key().compare(target) < 0) {
-        if (++steps > kValueSteps) {
-          values->Seek(target);
-          break;
-        }
-        values->Next();
-      }
-    }
-    if (!values->status().ok()) return FromLevelDb(values->status(), "reading value records");
-    if (!values->Valid() || values->key() != target) {
-      return Status::Corruption("a leaf written at version " + std::to_string(leaf.version) +
-                                " has no value");
-    }
-    record.assign(values->value().data(), values->value().size());
-  } else {
-    leveldb::ReadOptions read = ViewRead();
-    read.snapshot = snapshot;
-    const leveldb::Status s = db_->Get(read, want, &record);
-    if (!s.ok()) {
-      return Status::Corruption("a leaf written at version " + std::to_string(leaf.version) +
-                                " has no value: " + s.ToString());
-    }
+  leveldb::ReadOptions read = ViewRead();
+  read.snapshot = snapshot;
+  // With an iterator, the record is usually a few steps ahead (past the older versions of the
+  // last key read): it steps there, and seeks only when it is further.
+  const leveldb::Status s =
+      values_slot != nullptr
+          ? ReadThroughCursor(db_.get(), read, values_slot, want, kValueSteps, &record)
+          : db_->Get(read, want, &record);
+  if (s.IsNotFound()) {
+    return Status::Corruption("a leaf written at version " + std::to_string(leaf.version) +
+                              " has no value");
+  }
+  if (!s.ok()) {
+    return FromLevelDb(s, "reading the value of a leaf written at version " +
+                              std::to_string(leaf.version));
   }
   std::string_view key, value;
   if (!DecodeValueRecord(record, &key, &value)) {

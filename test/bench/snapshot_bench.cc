@@ -363,6 +363,26 @@ int main(int argc, char** argv) {
     if (!s.ok()) return s;
     return std::uint64_t{0};
   };
+  // Snapshots of the latest version, one after another until `stop`, which cancels the last
+  // (not counted); each is deleted once written. An error other than the cancel goes to
+  // *status and ends them.
+  const auto write_until = [&](const std::atomic<bool>& stop, int* count, Status* status) {
+    while (status->ok() && !stop) {
+      auto view = db.View();
+      if (!view.ok()) {
+        *status = view.status();
+        return;
+      }
+      auto w = write(**view, &stop);
+      if (!w.ok()) {
+        if (!stop) *status = w.status();
+        return;
+      }
+      ++*count;
+      if (a.null_sink) continue;
+      if (Status d = files.Delete(*w); !d.ok()) *status = d;
+    }
+  };
   // The blocks without a snapshot against those beside one: latency, where it goes, and the
   // slowest blocks.
   const auto report = [&](const std::vector<double>& base, const std::vector<double>& during) {
@@ -381,8 +401,9 @@ int main(int argc, char** argv) {
     std::sort(by_ms.rbegin(), by_ms.rend());
     std::string slowest;
     for (std::size_t i = 0; i < std::min<std::size_t>(5, by_ms.size()); ++i) {
-      slowest += " " + std::to_string(static_cast<int>(by_ms[i].first)) + " ms (block " +
-                 std::to_string(by_ms[i].second) + ")";
+      // (Appended piece by piece: `" " + std::to_string(...)` trips GCC 12's -Wrestrict.)
+      slowest.append(" ").append(std::to_string(static_cast<int>(by_ms[i].first)));
+      slowest.append(" ms (block ").append(std::to_string(by_ms[i].second)).append(")");
     }
     const auto phase = [&](const char* name, const std::vector<double>& b,
                            const std::vector<double>& d) {
@@ -427,25 +448,16 @@ int main(int argc, char** argv) {
         std::atomic<bool> stop{false};
         std::thread writer([&] {
           app::LowerToLowestPriority();
-          while (!stop) {
-            auto view = db.View();
-            if (!view.ok()) {
-              snap_status = view.status();
-              return;
-            }
-            if (a.hold_ms > 0) {  // the view alone, held for the phase, nothing walked
-              while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-              return;
-            }
-            auto w = write(**view, &stop);
-            if (!w.ok()) return;  // cancelled: the phase is over
-            ++snapshots;
-            if (a.null_sink) continue;
-            if (Status d = files.Delete(*w); !d.ok()) {
-              snap_status = d;
-              return;
-            }
+          if (a.hold_ms <= 0) {
+            write_until(stop, &snapshots, &snap_status);
+            return;
           }
+          auto view = db.View();  // the view alone, held for the phase, nothing walked
+          if (!view.ok()) {
+            snap_status = view.status();
+            return;
+          }
+          while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(10));
         });
         const std::vector<double> ms = run_blocks(a.alternate, nullptr, &during_phases);
         stop = true;
@@ -533,18 +545,7 @@ int main(int argc, char** argv) {
     // So that every block measured runs while a snapshot is written: the next snapshots, of
     // the latest version each, until the blocks are done (each deleted when written; the last
     // one cancelled). The first stays, for the restore.
-    while (snap_status.ok() && !blocks_done) {
-      auto next_view = db.View();
-      if (!next_view.ok()) {
-        snap_status = next_view.status();
-        break;
-      }
-      auto next = write(**next_view, &blocks_done);
-      if (!next.ok()) break;  // cancelled: the blocks are done
-      ++snapshots;
-      if (a.null_sink) continue;
-      if (Status d = files.Delete(*next); !d.ok()) snap_status = d;
-    }
+    write_until(blocks_done, &snapshots, &snap_status);
   });
   // --blocks 0: the snapshot alone (no block before or during it), e.g. to make a large
   // snapshot for the restore figures quickly. Otherwise --blocks blocks, and more until the
