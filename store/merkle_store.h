@@ -330,7 +330,8 @@ class MerkleStore final : public KvReader, private PageReader {
   std::uint64_t value_cache_key_comparisons() const { return value_cache_key_comparisons_; }
   // What views have done (thread-safe counters, for tests and benchmarks): past trees rebuilt
   // from a checkpoint (a cached rebuild moved is not counted), and the changesets replayed or
-  // undone for them (moves of cached rebuilds included).
+  // undone for them (moves of cached rebuilds included); each counted once its replay is done
+  // (a rebuild stopped by its walk's pause, or by an error, is not).
   struct ViewStats {
     std::uint64_t rebuilds = 0;
     std::uint64_t rebuild_steps = 0;

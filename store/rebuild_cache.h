@@ -33,7 +33,9 @@ struct MerkleStore::Reconstruction final : PageReader {
   // The base's disk reads (LoadDiskPage). It pins LevelDB's tables, so whoever uses the rebuild
   // drops it before a wait and before the rebuild goes back to the cache (Put).
   mutable std::unique_ptr<leveldb::Iterator> cursor;
-  // Takes in one replayed or undone version's tree change, its new pages labelled `label`.
+  // Takes in a tree change of one replayed or undone version (or of a slice of its updates),
+  // its new pages labelled `label`. It drops the stale pages before it adds the new ones: a
+  // slice may replace a page an earlier slice of the same version made, under the same id.
   void Apply(const TreeUpdate& tree, Version label);
   Result<std::shared_ptr<const Page>> LoadPage(Version v, const NibblePath& path) const override {
     if (v <= base) {

@@ -16,8 +16,9 @@ namespace kairos::store {
 using ChunkSink = std::function<Status(std::uint32_t index, std::string_view chunk)>;
 // Called between the writer's units of work (before each leaf, before each chunk is proven,
 // compressed and handed to the sink, and between slices of the tree rebuild a walk makes when
-// its version has left memory: StoreView::ForEachLeafWithPaths): may block, to keep the write off the CPU while
-// the node works on a block (app::BlockGate); a non-OK status (cancelled) ends the write.
+// its version has left memory: StoreView::ForEachLeafWithPaths): may block, to keep the write
+// off the CPU while the node works on a block (app::BlockGate); a non-OK status (cancelled)
+// ends the write.
 using WritePause = WalkPause;
 
 // The largest chunk_bytes: with one leaf of the largest value a chain may set beside it, a

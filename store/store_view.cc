@@ -515,6 +515,7 @@ Status MerkleStore::Rebuild(const StoreView& view, std::unique_ptr<Reconstructio
                               " has no checkpoint to be rebuilt from in " + options_.dir);
   }
   std::unique_ptr<Reconstruction> r = rebuilds_->Take(base.version, base.backward, version);
+  bool made = false;
   if (r == nullptr) {
     r = std::make_unique<Reconstruction>();
     r->store = this;
@@ -522,12 +523,13 @@ Status MerkleStore::Rebuild(const StoreView& view, std::unique_ptr<Reconstructio
     r->root = base.root;
     r->backward = base.backward;
     r->snapshot = view.snapshot_;  // the base's pages: pruning may delete them later
-    stats_of_views_.rebuilds.fetch_add(1, std::memory_order_relaxed);
+    made = true;
   }
+  // The stats count a rebuild and its steps once it is done: one stopped by its pause (or an
+  // error) counts nothing.
+  Version steps = 0;
   if (r->version != version) {
-    const Version steps = r->backward ? r->version - version : version - r->version;
-    stats_of_views_.rebuild_steps.fetch_add(static_cast<std::uint64_t>(steps),
-                                            std::memory_order_relaxed);
+    steps = r->backward ? r->version - version : version - r->version;
     // A rebuild stopped by its pause is half a version: it is dropped, never cached.
     const Status replayed = r->backward ? UndoTo(version, r.get(), snapshot, pause)
                                         : ReplayTo(version, r.get(), snapshot, pause);
@@ -542,6 +544,9 @@ Status MerkleStore::Rebuild(const StoreView& view, std::unique_ptr<Reconstructio
                                 " does not match the stored root");
     }
   }
+  if (made) stats_of_views_.rebuilds.fetch_add(1, std::memory_order_relaxed);
+  stats_of_views_.rebuild_steps.fetch_add(static_cast<std::uint64_t>(steps),
+                                          std::memory_order_relaxed);
   *out = std::move(r);
   return Status::OK();
 }

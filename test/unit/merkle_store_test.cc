@@ -366,26 +366,6 @@ namespace {
 
 // Pages in memory by (version, path), for driving the tree functions without a store. Read
 // from two threads by a parallel update: only const lookups.
-class MapPageReader final : public PageReader {
- public:
-  kairos::Result<std::shared_ptr<const Page>> LoadPage(Version version,
-                                               const NibblePath& path) const override {
-    if (auto it = pages_.find(Id(version, path)); it != pages_.end()) return it->second;
-    return Status::Corruption("no such page");
-  }
-  void Add(Version version, const TreeUpdate& tree) {
-    for (const auto& [path, page] : tree.new_pages) pages_[Id(version, path)] = page;
-  }
-
- private:
-  static std::string Id(Version version, const NibblePath& path) {
-    std::string id = std::to_string(version) + ":";
-    path.AppendTo(&id);
-    return id;
-  }
-  std::map<std::string, std::shared_ptr<const Page>> pages_;
-};
-
 bool SameUpdate(const TreeUpdate& a, const TreeUpdate& b) {
   if (!(a.root == b.root) || a.outcomes != b.outcomes || a.previous_leaves != b.previous_leaves ||
       a.stale_pages.size() != b.stale_pages.size() || a.new_pages.size() != b.new_pages.size()) {
@@ -405,6 +385,43 @@ bool SameUpdate(const TreeUpdate& a, const TreeUpdate& b) {
     }
   }
   return true;
+}
+
+// Pages by (version, path) as a rebuild keeps them (MerkleStore::Reconstruction::Apply): a tree
+// change's stale pages are dropped before its new ones are added.
+class MapPageReader final : public PageReader {
+ public:
+  kairos::Result<std::shared_ptr<const Page>> LoadPage(Version version,
+                                                       const NibblePath& path) const override {
+    if (auto it = pages_.find(Id(version, path)); it != pages_.end()) return it->second;
+    return Status::Corruption("no such page");
+  }
+  void Apply(Version label, const TreeUpdate& tree) {
+    for (const auto& [version, path] : tree.stale_pages) pages_.erase(Id(version, path));
+    for (const auto& [path, page] : tree.new_pages) pages_[Id(label, path)] = page;
+  }
+  // Every page, encoded, by its id.
+  std::map<std::string, std::string> Encoded() const {
+    std::map<std::string, std::string> out;
+    for (const auto& [id, page] : pages_) out[id] = page->Encode();
+    return out;
+  }
+
+ private:
+  static std::string Id(Version version, const NibblePath& path) {
+    std::string id = std::to_string(version) + ":";
+    path.AppendTo(&id);
+    return id;
+  }
+  std::map<std::string, std::shared_ptr<const Page>> pages_;
+};
+
+// A key hash whose first byte is `first` and the rest random.
+Hash KeyHashFrom(std::uint8_t first, std::mt19937_64& rng) {
+  Hash kh{};
+  for (auto& b : kh) b = static_cast<std::uint8_t>(rng());
+  kh[0] = first;
+  return kh;
 }
 
 }  // namespace
@@ -452,7 +469,7 @@ TEST_CASE("a tree update on two threads equals the one-thread update in every fi
       REQUIRE(ApplyUpdates(reader, root, v, updates, &other, /*parallel=*/true).ok());
       REQUIRE(SameUpdate(serial, other));
     }
-    reader.Add(v, serial);
+    reader.Apply(v, serial);
     root = serial.root;
     for (const auto& [kh, value] : batch) {
       if (value) {
@@ -480,6 +497,101 @@ TEST_CASE("a tree update on two threads equals the one-thread update in every fi
   REQUIRE(ApplyUpdates(reader, root, 7, one_slot, &parallel, true).ok());
   CHECK(SameUpdate(serial, parallel));
   CHECK(serial.stale_pages.size() >= 2);
+}
+
+TEST_CASE("a version's updates applied in slices under one label make the pages one update makes",
+          "[store]") {
+  // How a paused rebuild applies a changeset (MerkleStore::ApplyChangeset): slices of the
+  // sorted list, each an ApplyUpdates at the same version, so a slice rewrites pages an
+  // earlier slice made under the same id. After the last slice the root and every page must
+  // be those of one ApplyUpdates of the whole list. The versions go through the edge cases:
+  // the empty tree growing, a tree collapsing to one leaf in the middle of a version and
+  // growing again in its later slices, everything deleted, and an undo's updates (leaf
+  // versions named, labels above every page).
+  std::mt19937_64 rng(7);
+  MapPageReader whole, sliced;
+  Slot whole_root, sliced_root;
+  std::map<Hash, Hash> model;  // key hash -> value hash
+  const auto random_hash = [&rng] {
+    Hash h{};
+    for (auto& b : h) b = static_cast<std::uint8_t>(rng());
+    return h;
+  };
+  for (Version v = 1; v <= 8; ++v) {
+    INFO("version " << v);
+    std::map<Hash, std::optional<Hash>> batch;
+    Version leaf_version = 0;
+    if (v == 1) {  // from the empty tree: 60 keys below 0x80
+      for (int i = 0; i < 60; ++i) batch[KeyHashFrom(static_cast<std::uint8_t>(rng() % 0x80), rng)] = random_hash();
+    } else if (v == 2 || v == 6) {
+      // Every key but one deleted (they sort first), then 40 new keys from 0xf0: the slices
+      // collapse the tree to one leaf, then grow it again.
+      auto keep = model.begin();
+      for (auto it = std::next(keep); it != model.end(); ++it) batch[it->first] = std::nullopt;
+      const Hash last = model.rbegin()->first;  // the new keys sort after every present one
+      while (batch.size() < model.size() - 1 + 40) {
+        const Hash kh = KeyHashFrom(static_cast<std::uint8_t>(0xf0 + rng() % 16), rng);
+        if (last < kh) batch[kh] = random_hash();
+      }
+    } else if (v == 4) {  // everything deleted
+      for (const auto& [kh, value] : model) batch[kh] = std::nullopt;
+    } else {
+      // Inserts, replacements and deletes; version 7's as an undo makes them: each leaf names
+      // the version that wrote it (here 3) and the pages are labelled 7.
+      for (int i = 0; i < 80; ++i) {
+        const bool existing = !model.empty() && rng() % 2 == 0;
+        const Hash kh = existing ? std::next(model.begin(),
+                                             static_cast<std::ptrdiff_t>(rng() % model.size()))
+                                       ->first
+                                 : KeyHashFrom(static_cast<std::uint8_t>(rng()), rng);
+        batch[kh] = existing && rng() % 3 == 0 ? std::nullopt : std::optional(random_hash());
+      }
+      if (v == 7) leaf_version = 3;
+    }
+    std::vector<KeyUpdate> updates;
+    for (const auto& [kh, value] : batch) {
+      updates.push_back({kh, value ? std::optional<Hash>(LeafHash(kh, *value)) : std::nullopt,
+                         leaf_version});
+    }
+    TreeUpdate one;
+    REQUIRE(ApplyUpdates(whole, whole_root, v, updates, &one).ok());
+    whole.Apply(v, one);
+    whole_root = one.root;
+    bool collapsed = false;  // a slice left a single leaf (or nothing) before the last
+    // Versions 2 and 6: one slice ends with the last delete (the first present key's update
+    // begins the next).
+    std::size_t cut = updates.size();
+    if (v == 2 || v == 6) {
+      cut = 0;
+      while (cut < updates.size() && !updates[cut].leaf_hash) ++cut;
+    }
+    for (std::size_t begin = 0; begin < updates.size();) {
+      std::size_t n = std::min<std::size_t>(1 + rng() % 5, updates.size() - begin);
+      if (begin < cut) n = std::min(n, cut - begin);
+      TreeUpdate part;
+      REQUIRE(ApplyUpdates(sliced, sliced_root, v,
+                           std::span<const KeyUpdate>(updates).subspan(begin, n), &part)
+                  .ok());
+      sliced.Apply(v, part);
+      sliced_root = part.root;
+      begin += n;
+      if (begin < updates.size() && sliced_root.kind != Slot::Kind::kPage) collapsed = true;
+    }
+    if (v == 2 || v == 6) CHECK(collapsed);
+    for (const auto& [kh, value] : batch) {
+      if (value) {
+        model[kh] = *value;
+      } else {
+        model.erase(kh);
+      }
+    }
+    CHECK(whole_root == sliced_root);
+    CHECK(whole.Encoded() == sliced.Encoded());
+    const std::vector<std::pair<Hash, Hash>> leaves(model.begin(), model.end());
+    CHECK(whole_root.hash == (model.empty() ? kEmptyHash : kairos::test::ReferenceRoot(leaves)));
+    if (v == 4) CHECK(model.empty());
+    if (v == 7) CHECK(whole.Encoded().size() > 1);
+  }
 }
 
 TEST_CASE("large blocks hashed and updated on two threads agree with the reference",

@@ -224,7 +224,8 @@ TEST_CASE("a snapshot of a version that left memory rebuilds its tree once, howe
   REQUIRE(snap.chunks.size() > 20);
   CHECK(source->view_stats().rebuilds - rebuilds_before == 1);
   // The pause comes before every leaf, before each chunk is proven and before it is sunk, and
-  // before each slice of a changeset the rebuild replays or undoes (one slice or more each).
+  // before each slice of a changeset the rebuild replays or undoes (every changeset here has
+  // a key or more, so one slice or more each; the slicing itself: store_walk_test).
   const std::uint64_t steps = source->view_stats().rebuild_steps - steps_before;
   REQUIRE(steps > 0);
   REQUIRE(pauses > snap.manifest.leaves + 2 * snap.chunks.size());

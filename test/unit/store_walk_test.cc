@@ -327,7 +327,12 @@ TEST_CASE("a paused walk rebuilds its version a slice at a time; a cancelled one
   CHECK(cancelled.message() == "cancelled");
   CHECK(pauses == 5);
   CHECK(visits == 0);
+  const std::uint64_t rebuilds = store->view_stats().rebuilds;
+  const std::uint64_t steps = store->view_stats().rebuild_steps;
   CheckWalk(*store, **view, states[13]);
+  // A new rebuild, all three undos (a kept half rebuild would have been moved fewer steps).
+  CHECK(store->view_stats().rebuilds == rebuilds + 1);
+  CHECK(store->view_stats().rebuild_steps == steps + 3);
 }
 
 TEST_CASE("a walk whose rebuild finds a page of its checkpoint missing names the page",
