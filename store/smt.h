@@ -206,8 +206,8 @@ struct TreeUpdate {
 // `root`, writing new pages and leaves at `version` (REQUIRES: at or above every existing
 // page's version; a page at `version` that the update replaces is reported stale under the id
 // its replacement gets, so a holder of pages by id must drop the stale ones before it adds the
-// new ones: how a rebuild applies one version's updates in slices). A no-op update (see kNoop) changes nothing: a subtree whose updates are all no-ops
-// keeps its page. With `parallel`, the root page's children are rebuilt on two threads (the
+// new ones: how a rebuild applies one version's updates in slices). A no-op update (see kNoop)
+// changes nothing: a subtree whose updates are all no-ops keeps its page. With `parallel`, the root page's children are rebuilt on two threads (the
 // calling one and one more); the result is the same in every field and order.
 Status ApplyUpdates(const PageReader& reader, const Slot& root, Version version,
                     std::span<const KeyUpdate> updates, TreeUpdate* out, bool parallel = false);

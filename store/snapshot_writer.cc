@@ -24,7 +24,7 @@ Status ProvenPathOf(const StoreView& view, std::string_view key, LeafPath* out) 
 }  // namespace
 
 Status WriteSnapshot(const StoreView& view, std::size_t chunk_bytes, const ChunkSink& sink,
-                     SnapshotManifest* manifest, const WritePause& pause) {
+                     SnapshotManifest* manifest, const WalkPause& pause) {
   if (chunk_bytes < 1024 || chunk_bytes > kMaxSnapshotChunkTarget) {
     return Status::InvalidArgument("a snapshot's chunk size must be between 1 KiB and " +
                                    std::to_string(kMaxSnapshotChunkTarget) + " bytes");

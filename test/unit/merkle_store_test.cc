@@ -522,7 +522,9 @@ TEST_CASE("a version's updates applied in slices under one label make the pages 
     std::map<Hash, std::optional<Hash>> batch;
     Version leaf_version = 0;
     if (v == 1) {  // from the empty tree: 60 keys below 0x80
-      for (int i = 0; i < 60; ++i) batch[KeyHashFrom(static_cast<std::uint8_t>(rng() % 0x80), rng)] = random_hash();
+      for (int i = 0; i < 60; ++i) {
+        batch[KeyHashFrom(static_cast<std::uint8_t>(rng() % 0x80), rng)] = random_hash();
+      }
     } else if (v == 2 || v == 6) {
       // Every key but one deleted (they sort first), then 40 new keys from 0xf0: the slices
       // collapse the tree to one leaf, then grow it again.

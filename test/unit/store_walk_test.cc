@@ -228,7 +228,8 @@ TEST_CASE("a walk of an old version reads past the records later versions wrote"
   ChangeSet first;
   for (int i = 0; i < 600; ++i) {
     first["key/" + std::to_string(i)] =
-        i % 2 == 0 ? std::string(8192, static_cast<char>('a' + i % 26)) : "small " + std::to_string(i);
+        i % 2 == 0 ? std::string(8192, static_cast<char>('a' + i % 26))
+                   : "small " + std::to_string(i);
   }
   State v1;
   Apply(first, &v1);
